@@ -1,0 +1,61 @@
+"""evalstats: an R-style statistical workbench for evaluating classifiers.
+
+Capabilities (one public module each):
+
+* :mod:`evalstats.holdout` — intervals on a fixed test set (binomial, t).
+* :mod:`evalstats.budget` — labeling-budget planning (Valizadegan et al., SDM 2012).
+* :mod:`evalstats.cv_variance` — CIs for cross-validated error via U-statistics
+  (Fuchs, Hornung, De Bin & Boulesteix).
+* :mod:`evalstats.active` — active estimation of risk, precision, recall, F
+  (Sawade et al., ICML 2010 / NIPS 2010).
+* :mod:`evalstats.extrapolate` — extrapolating multi-class accuracy to more classes
+  (Zheng, Achanta & Benjamini).
+
+Shared services live in private modules: ``_result`` (result objects), ``_report``
+(reports), ``_validation``, ``_warnings``, ``_parallel`` and ``_progress``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from . import datasets
+from ._report import Document, Report, report
+from ._result import ConfidenceInterval, EvalResult
+from ._warnings import (
+    ApproximationWarning,
+    ConvergenceError,
+    ConvergenceWarning,
+    EvalstatsWarning,
+    ExtrapolationWarning,
+    NegativeVarianceWarning,
+    SmallSampleWarning,
+    UndefinedEstimateWarning,
+)
+from .holdout import error_ci, loss_ci
+
+__version__ = "0.1.0"
+
+# Public names of the capability modules, imported lazily on first access so that
+# ``import evalstats`` stays fast (cvxpy, scikit-learn are only loaded when needed).
+_LAZY: dict[str, str] = {}
+
+__all__ = [
+    "ConfidenceInterval", "EvalResult", "Report", "Document", "report", "datasets",
+    "error_ci", "loss_ci",
+    "EvalstatsWarning", "UndefinedEstimateWarning", "NegativeVarianceWarning",
+    "ConvergenceWarning", "SmallSampleWarning", "ApproximationWarning", "ExtrapolationWarning",
+    "ConvergenceError",
+]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'evalstats' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,203 @@
+"""Input validation with one message template.
+
+Every check raises ``ValueError`` (bad value) or ``TypeError`` (bad type) with
+the message ``"`name` must be <expected>; got <received>."``, e.g.
+
+    `y_score` must contain probabilities in [0, 1]; got values in [-0.2, 1.3].
+
+Public functions validate in a private ``_<func>_iv`` helper built from these
+functions and receive normalised numpy arrays back.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "fail",
+    "check_rng",
+    "check_confidence_level",
+    "check_option",
+    "check_int",
+    "check_scalar",
+    "check_array",
+    "check_probability",
+    "check_probability_matrix",
+    "check_binary_labels",
+    "check_consistent_length",
+]
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def fail(name: str, expected: str, got: str | None = None, *, value: Any = None,
+         remedy: str | None = None, exc: type[Exception] = ValueError,
+         verb: str = "must be") -> Exception:
+    """Build (not raise) the error ``"`name` must be <expected>; got <got>."``.
+
+    ``verb`` replaces "must be" (e.g. ``"must"`` for "must contain ...").
+    """
+    received = got if got is not None else _fmt(value)
+    msg = f"`{name}` {verb} {expected}; got {received}."
+    if remedy:
+        msg += f" {remedy}"
+    return exc(msg)
+
+
+def check_rng(rng: None | int | np.random.Generator, name: str = "rng") -> np.random.Generator:
+    """Return a ``numpy.random.Generator`` from ``None``, an int seed or a Generator."""
+    if rng is None or isinstance(rng, np.random.Generator):
+        return np.random.default_rng(rng)
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if rng < 0:
+            raise fail(name, "None, a non-negative int seed or a numpy Generator", value=rng)
+        return np.random.default_rng(int(rng))
+    if isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    raise fail(name, "None, a non-negative int seed or a numpy Generator",
+               got=f"an object of type {type(rng).__name__}", exc=TypeError)
+
+
+def check_confidence_level(level: Any, name: str = "confidence_level") -> float:
+    """A confidence level strictly between 0 and 1."""
+    if isinstance(level, bool) or not isinstance(level, numbers.Real):
+        raise fail(name, "a number strictly between 0 and 1",
+                   got=f"an object of type {type(level).__name__}", exc=TypeError)
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        hint = " (use 0.95, not 95)" if 1.0 < level <= 100.0 else ""
+        raise fail(name, f"a number strictly between 0 and 1{hint}", value=level)
+    return level
+
+
+def check_option(value: Any, name: str, options: Iterable[str]) -> str:
+    """``value`` must be one of ``options`` (strings)."""
+    options = tuple(options)
+    if not isinstance(value, str) or value not in options:
+        listed = ", ".join(repr(o) for o in options)
+        raise fail(name, f"one of {listed}", value=value)
+    return value
+
+
+def check_int(value: Any, name: str, low: int | None = None, high: int | None = None) -> int:
+    """An integer in ``[low, high]`` (either bound optional)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise fail(name, "an integer", got=f"{_fmt(value)} of type {type(value).__name__}",
+                       exc=TypeError)
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise fail(name, f"an integer {_range_text(low, high, True, True)}", value=value)
+    return value
+
+
+def _range_text(low, high, low_incl, high_incl) -> str:
+    if low is not None and high is not None:
+        lb = "[" if low_incl else "("
+        rb = "]" if high_incl else ")"
+        return f"in {lb}{low}, {high}{rb}"
+    if low is not None:
+        return (">= " if low_incl else "> ") + str(low)
+    if high is not None:
+        return ("<= " if high_incl else "< ") + str(high)
+    return ""
+
+
+def check_scalar(value: Any, name: str, low: float | None = None, high: float | None = None,
+                 *, low_inclusive: bool = True, high_inclusive: bool = True) -> float:
+    """A finite real number in the given range."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise fail(name, "a real number", got=f"an object of type {type(value).__name__}",
+                   exc=TypeError)
+    value = float(value)
+    bad = not np.isfinite(value)
+    if low is not None:
+        bad |= value < low if low_inclusive else value <= low
+    if high is not None:
+        bad |= value > high if high_inclusive else value >= high
+    if bad:
+        rng_text = _range_text(low, high, low_inclusive, high_inclusive)
+        raise fail(name, f"a finite number {rng_text}".rstrip(), value=value)
+    return value
+
+
+def check_array(x: Any, name: str, *, ndim: int | Sequence[int] = 1, finite: bool = True,
+                dtype: Any = float, min_len: int = 1) -> np.ndarray:
+    """Convert to a numpy array of ``dtype`` and check dimensions and finiteness."""
+    try:
+        arr = np.asarray(x, dtype=dtype)
+    except (TypeError, ValueError) as err:
+        raise fail(name, "array-like of numbers",
+                   got=f"an object of type {type(x).__name__} ({err})", exc=TypeError) from None
+    ndims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    if arr.ndim not in ndims:
+        want = " or ".join(f"{d}-dimensional" for d in ndims)
+        raise fail(name, want, got=f"an array with {arr.ndim} dimensions, shape {arr.shape}")
+    if arr.shape[0] < min_len:
+        raise fail(name, f"of length >= {min_len}", got=f"length {arr.shape[0]}")
+    if finite and arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        n_bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise fail(name, "finite (no NaN or infinity)", got=f"{n_bad} non-finite values",
+                   remedy="Drop or impute them first (e.g. with `pd.isna`).")
+    return arr
+
+
+def check_probability(x: Any, name: str, *, ndim: int | Sequence[int] = 1) -> np.ndarray:
+    """Probabilities in [0, 1]; NaN is rejected."""
+    arr = check_array(x, name, ndim=ndim)
+    if arr.size and (arr.min() < 0.0 or arr.max() > 1.0):
+        raise fail(name, "contain probabilities in [0, 1]", verb="must",
+                   got=f"values in [{arr.min():.4g}, {arr.max():.4g}]")
+    return arr
+
+
+def check_probability_matrix(x: Any, name: str, *, atol: float = 1e-6) -> np.ndarray:
+    """An (n, K) matrix of probabilities whose rows sum to one."""
+    arr = check_probability(x, name, ndim=2)
+    sums = arr.sum(axis=1)
+    bad = np.abs(sums - 1.0) > atol
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise fail(name, "a probability matrix whose rows sum to 1",
+                   got=f"{int(bad.sum())} rows that do not (row {i} sums to {sums[i]:.6g})")
+    return arr
+
+
+def check_binary_labels(y: Any, name: str) -> np.ndarray:
+    """Labels coded 0/1 (booleans accepted); returned as int array."""
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise fail(name, "1-dimensional", got=f"shape {arr.shape}")
+    if arr.dtype == bool:
+        return arr.astype(int)
+    try:
+        num = arr.astype(float)
+    except (TypeError, ValueError):
+        raise fail(name, "binary labels coded 0/1",
+                   got=f"values of dtype {arr.dtype}", exc=TypeError) from None
+    uniq = np.unique(num[~np.isnan(num)]) if num.size else num
+    if np.isnan(num).any() or not np.isin(uniq, (0.0, 1.0)).all():
+        shown = ", ".join(f"{u:g}" for u in np.unique(num)[:6])
+        raise fail(name, "binary labels coded 0/1", got=f"values {{{shown}}}")
+    return num.astype(int)
+
+
+def check_consistent_length(**arrays: Any) -> int:
+    """All arrays share their first dimension; returns it."""
+    lengths = {k: len(v) for k, v in arrays.items() if v is not None}
+    if len(set(lengths.values())) > 1:
+        names = " and ".join(f"`{k}`" for k in lengths)
+        got = " and ".join(str(v) for v in lengths.values())
+        raise ValueError(f"{names} must have the same length; got {got}.")
+    return next(iter(lengths.values())) if lengths else 0

@@ -1,0 +1,257 @@
+"""Intervals for a classifier evaluated on a fixed test set (Fuchs 2014 talk, slides 4-8).
+
+* :func:`error_ci` — the error rate ``k/n`` with a binomial interval; ``method="exact"``
+  is Clopper–Pearson, as R's ``binom.test``.
+* :func:`loss_ci` — the mean of per-case losses with a t interval, as R's ``t.test``.
+
+Both treat the *fitted* model as fixed: they say nothing about the learning
+algorithm (see :mod:`evalstats.cv_variance` for that).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from ._result import ConfidenceInterval, EvalResult
+from ._validation import (
+    check_array,
+    check_confidence_level,
+    check_consistent_length,
+    check_option,
+    check_scalar,
+    fail,
+)
+from ._warnings import Notes, SmallSampleWarning
+
+__all__ = ["error_ci", "loss_ci", "ErrorRateResult", "MeanLossResult"]
+
+#: binomial interval methods: our name -> statsmodels ``proportion_confint`` name
+BINOMIAL_METHODS = {
+    "exact": "beta",           # Clopper-Pearson, R binom.test
+    "wilson": "wilson",        # R prop.test(correct=FALSE)
+    "agresti_coull": "agresti_coull",
+    "jeffreys": "jeffreys",
+    "normal": "normal",        # Wald
+}
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class ErrorRateResult(EvalResult):
+    """Error rate on a fixed test set with a binomial confidence interval.
+
+    Attributes
+    ----------
+    n_errors : int
+        Number of misclassified test cases ``k``.
+    interval_method : str
+        One of ``exact`` (Clopper–Pearson), ``wilson``, ``agresti_coull``,
+        ``jeffreys``, ``normal``.
+    null : float or None
+        Error rate under the null hypothesis, if a test was requested.
+    p_value : float or None
+        Exact two-sided binomial p-value (R ``binom.test``) against ``null``.
+    """
+
+    n_errors: int = 0
+    interval_method: str = "exact"
+    null: float | None = None
+    p_value: float | None = None
+
+    def _interval(self, level: float) -> ConfidenceInterval:
+        lo, hi = proportion_confint(self.n_errors, self.n, alpha=1 - level,
+                                    method=BINOMIAL_METHODS[self.interval_method])
+        return ConfidenceInterval(float(max(lo, 0.0)), float(min(hi, 1.0)))
+
+    def _glance_extra(self) -> dict[str, Any]:
+        return dict(n_errors=self.n_errors, null=self.null, p_value=self.p_value)
+
+    def _title(self) -> str:
+        return "Error rate on a fixed test set"
+
+    def _header(self) -> dict[str, Any]:
+        hdr = super()._header()
+        hdr["Errors"] = f"{self.n_errors} of {self.n}"
+        if self.p_value is not None:
+            hdr[f"p-value (H0: error = {self.null:g})"] = self.p_value
+        return hdr
+
+    def plot(self, ax=None, **kwargs):
+        """The binomial likelihood of the error rate with the interval shaded."""
+        from ._result import _get_ax
+
+        ax = _get_ax(ax)
+        lo, hi = self.conf_int()
+        p = np.linspace(0, 1, 801)
+        lik = stats.binom.pmf(self.n_errors, self.n, p)
+        ax.plot(p, lik / lik.max(), **kwargs)
+        ax.axvspan(lo, hi, alpha=0.2, label=f"{100 * self.confidence_level:g}% "
+                   f"{self.interval_method} interval")
+        ax.axvline(self.estimate, ls="--", color="k", lw=1, label=f"k/n = {self.estimate:.3f}")
+        ax.set_xlabel("error rate")
+        ax.set_ylabel("relative likelihood")
+        ax.set_title(self._title())
+        ax.legend(frameon=False)
+        return ax
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class MeanLossResult(EvalResult):
+    """Mean loss on a fixed test set with a t interval (R ``t.test``).
+
+    Attributes
+    ----------
+    losses : ndarray
+        The per-case losses (read-only).
+    null : float or None
+        Mean under the null hypothesis, if a test was requested.
+    p_value : float or None
+        Two-sided one-sample t-test p-value against ``null``.
+    """
+
+    losses: np.ndarray = None  # type: ignore[assignment]
+    null: float | None = None
+    p_value: float | None = None
+
+    def _glance_extra(self) -> dict[str, Any]:
+        return dict(df=self.df, null=self.null, p_value=self.p_value)
+
+    def _title(self) -> str:
+        return "Mean loss on a fixed test set"
+
+    def plot(self, ax=None, **kwargs):
+        """Histogram of the per-case losses with the mean and its interval."""
+        from ._result import _get_ax
+
+        ax = _get_ax(ax)
+        lo, hi = self.conf_int()
+        ax.hist(self.losses, bins=min(30, max(5, int(np.sqrt(self.n)))), alpha=0.6, **kwargs)
+        ax.axvline(self.estimate, color="k", lw=1.5, label=f"mean = {self.estimate:.3g}")
+        ax.axvspan(lo, hi, alpha=0.25, color="C1",
+                   label=f"{100 * self.confidence_level:g}% t interval")
+        ax.set_xlabel("loss")
+        ax.set_ylabel("test cases")
+        ax.set_title(self._title())
+        ax.legend(frameon=False)
+        return ax
+
+
+def error_ci(y_true: Any, y_pred: Any, *, method: str = "exact",
+             confidence_level: float = 0.95, null: float | None = None) -> ErrorRateResult:
+    r"""Error rate of a fitted classifier on a test set, with a binomial interval.
+
+    The number of errors :math:`k = \sum_i 1[\hat y_i \ne y_i]` on :math:`n` test
+    cases drawn independently of the training data is Binomial(n, θ); the
+    interval inverts that model.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        True and predicted labels (any comparable values).
+    method : {"exact", "wilson", "agresti_coull", "jeffreys", "normal"}
+        Interval; ``"exact"`` is Clopper–Pearson (R ``binom.test``), computed by
+        statsmodels ``proportion_confint``.
+    confidence_level : float
+        Default level of the interval.
+    null : float, optional
+        If given, the exact two-sided binomial p-value of H0: θ = ``null``
+        (scipy ``binomtest``, same as R).
+
+    Returns
+    -------
+    ErrorRateResult
+
+    See Also
+    --------
+    loss_ci : t interval for a mean loss.
+    evalstats.cv_variance.cv_error_ci : interval for the error of a *learner*.
+
+    Examples
+    --------
+    >>> import evalstats as es
+    >>> res = es.error_ci([0, 1, 1, 0, 1, 1, 0, 0, 1, 1], [0, 1, 0, 0, 1, 1, 1, 0, 1, 1])
+    >>> round(res.estimate, 2), [round(v, 4) for v in res.conf_int()]
+    (0.2, [0.0252, 0.5561])
+    """
+    method = check_option(method, "method", BINOMIAL_METHODS)
+    confidence_level = check_confidence_level(confidence_level)
+    y_true = np.asarray(y_true)
+    y_pred = np.asarray(y_pred)
+    if y_true.ndim != 1:
+        raise fail("y_true", "1-dimensional", got=f"shape {y_true.shape}")
+    if y_pred.ndim != 1:
+        raise fail("y_pred", "1-dimensional", got=f"shape {y_pred.shape}")
+    n = check_consistent_length(y_true=y_true, y_pred=y_pred)
+    if n == 0:
+        raise fail("y_true", "non-empty", got="0 test cases")
+    k = int(np.sum(y_true != y_pred))
+    notes = Notes()
+    if method == "normal" and min(k, n - k) < 10:
+        notes.warn(SmallSampleWarning, f"the normal (Wald) interval is unreliable with {k} "
+                   f"errors in {n} cases; use method='exact' or 'wilson'.")
+    p_value = None
+    if null is not None:
+        null = check_scalar(null, "null", 0.0, 1.0)
+        p_value = float(stats.binomtest(k, n, null).pvalue)
+    est = k / n
+    return ErrorRateResult(
+        estimate=est, std_error=float(np.sqrt(est * (1 - est) / n)),
+        confidence_level=confidence_level, method=f"binomial ({method})", term="error",
+        n=n, n_unit="test cases", n_errors=k, interval_method=method, null=null,
+        p_value=p_value,
+        call=dict(function="error_ci", method=method, confidence_level=confidence_level),
+        notes=notes.as_tuple())
+
+
+def loss_ci(losses: Any, *, confidence_level: float = 0.95,
+            null: float | None = None) -> MeanLossResult:
+    r"""Mean per-case loss with a Student-t interval, as R's ``t.test``.
+
+    .. math:: \bar L \pm t_{n-1, 1-\alpha/2}\, s / \sqrt{n}
+
+    Parameters
+    ----------
+    losses : array-like of shape (n,)
+        Finite per-case losses of a fixed model on independent test cases.
+    confidence_level : float
+        Default level of the interval.
+    null : float, optional
+        If given, the two-sided one-sample t-test p-value of H0: E[L] = ``null``.
+
+    Returns
+    -------
+    MeanLossResult
+
+    See Also
+    --------
+    error_ci : binomial interval for the zero-one loss.
+
+    Examples
+    --------
+    >>> import evalstats as es
+    >>> res = es.loss_ci([0.1, 0.4, 0.35, 0.8, 0.2])
+    >>> [round(v, 4) for v in res.conf_int()]   # R: t.test(c(.1,.4,.35,.8,.2))$conf.int
+    [0.0368, 0.7032]
+    """
+    confidence_level = check_confidence_level(confidence_level)
+    x = check_array(losses, "losses", min_len=2)
+    n = x.size
+    se = float(x.std(ddof=1) / np.sqrt(n))
+    notes = Notes()
+    if se == 0.0:
+        notes.warn(SmallSampleWarning, "all losses are equal: the t interval has zero width.")
+    p_value = None
+    if null is not None:
+        null = check_scalar(null, "null")
+        p_value = float(stats.ttest_1samp(x, null).pvalue) if se > 0 else float(
+            x.mean() == null)
+    return MeanLossResult(
+        estimate=float(x.mean()), std_error=se, df=n - 1, confidence_level=confidence_level,
+        method="one-sample t", term="mean_loss", n=n, n_unit="test cases", losses=x,
+        null=null, p_value=p_value,
+        call=dict(function="loss_ci", confidence_level=confidence_level),
+        notes=notes.as_tuple())
