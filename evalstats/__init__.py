@@ -32,6 +32,7 @@ from ._warnings import (
     SmallSampleWarning,
     UndefinedEstimateWarning,
 )
+from .generics import confint, glance, summary, tidy
 from .holdout import error_ci, loss_ci
 
 __version__ = "0.1.0"
@@ -42,7 +43,7 @@ _LAZY: dict[str, str] = {}
 
 __all__ = [
     "ConfidenceInterval", "EvalResult", "Report", "Document", "report", "datasets",
-    "error_ci", "loss_ci",
+    "error_ci", "loss_ci", "summary", "confint", "tidy", "glance",
     "EvalstatsWarning", "UndefinedEstimateWarning", "NegativeVarianceWarning",
     "ConvergenceWarning", "SmallSampleWarning", "ApproximationWarning", "ExtrapolationWarning",
     "ConvergenceError",

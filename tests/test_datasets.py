@@ -80,3 +80,46 @@ def test_omniglot_loader(shared_datasets):
     d = datasets.load("omniglot", data_home=shared_datasets)
     assert d["X"].shape == (4840, 784)
     assert len(np.unique(d["y"])) == 242
+
+
+def test_every_bundled_file_is_packaged():
+    # the wheel ships evalstats/datasets/data/* through [tool.setuptools.package-data]
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["evalstats.datasets"]
+    files = [p.relative_to(root / "evalstats" / "datasets").as_posix()
+             for p in (root / "evalstats" / "datasets" / "data").iterdir()]
+    assert files
+    for f in files:
+        assert any(fnmatch.fnmatch(f, pat) for pat in patterns), f
+
+
+def test_download_parses_uci_zip(tmp_path, monkeypatch):
+    # the downloader unpacks the UCI zip member into <home>/<name>/<file>.gz
+    import io
+    import urllib.request
+    import zipfile
+
+    buf = io.BytesIO()
+    rows = "\n".join(",".join(["0"] * 57 + [str(i % 2)]) for i in range(4))
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("spambase.data", rows + "\n")
+
+    class _Resp(io.BytesIO):
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            return False
+
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url, timeout: _Resp(buf.getvalue()))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("EVALSTATS_DATA", raising=False)
+    monkeypatch.setattr(datasets, "find_shared_datasets", lambda: None)
+    df = datasets.load("spambase", data_home=tmp_path / "home", download=True)
+    assert df.shape == (4, 58) and df["spam"].tolist() == [0, 1, 0, 1]
+    assert (tmp_path / "home" / "spambase" / "spambase.data.gz").exists()

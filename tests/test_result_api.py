@@ -136,3 +136,13 @@ def test_error_ci_intervals_nest(k, extra, l1, l2):
     lo_b, hi_b = res.conf_int(b)
     assert lo_b <= lo_a + 1e-12 and hi_a <= hi_b + 1e-12
     assert lo_b <= res.estimate <= hi_b
+
+
+def test_generics_delegate():
+    res = _results()[0]
+    assert es.confint(res, 0.9) == res.conf_int(0.9)
+    assert es.tidy(res).equals(res.tidy())
+    assert len(es.glance(res)) == 1
+    assert es.summary(res).as_text() == res.summary().as_text()
+    with pytest.raises(TypeError, match="`obj` must be an evalstats result"):
+        es.tidy(42)
