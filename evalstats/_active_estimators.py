@@ -1,0 +1,303 @@
+"""Self-normalised importance-weighted estimator, its delta-method variance and intervals.
+
+For draws ``x_1..x_n`` from ``q`` (with replacement; repeats count) with weights
+``v_i = p(x_i)/q(x_i)``:
+
+    Ĝ = Σ v_i w_i ℓ_i / Σ v_i w_i                                  (NIPS eq. 4)
+    S² = n Σ v_i² w_i² (ℓ_i − Ĝ)² / (Σ v_i w_i)²                     (delta method)
+    Ĝ ± t_{n−1, 1−ρ/2} · S / √n.
+
+**Correction of the NIPS paper.** Its printed ``S²_{n,q} = Σ v² w² (ℓ − Ĝ)² / Σ v`` drops the
+factor ``1/E_p[w]²`` of the delta method for a ratio (the gradient of ``x/y`` at
+``(G·E[w], E[w])``); for risks (``w = 1``) both agree, for precision, recall and F the printed
+form is about ``E_p[w]`` times too narrow. We implement the delta-method form above; tests
+check its exact coverage on a small pool by enumeration.
+
+**Degenerate samples.** ``Σ v w = 0`` (no predicted positive drawn for precision, ...) makes
+the estimate undefined: NaN, ``defined=False``, a warning and a note. When every
+positive-weight draw has the same loss, ``S = 0``: for a 0/1 loss the interval is then the
+Wilson interval at the Kish effective sample size ``ESS = (Σ v w)² / Σ (v w)²`` instead of a
+zero-width one (flagged ``zero_width=True`` and noted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from ._active_measures import MeasureSpec
+from ._result import ConfidenceInterval, EvalResult, _get_ax
+from ._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
+
+__all__ = ["LabeledSample", "ActiveEstimate", "ratio_estimate", "make_estimate"]
+
+
+def ratio_estimate(v: np.ndarray, w: np.ndarray, loss: np.ndarray) -> dict[str, Any]:
+    """``Ĝ``, its standard error ``S/√n``, ESS and flags from per-draw ``v, w, ℓ``."""
+    vw = np.asarray(v, float) * np.asarray(w, float)
+    n = vw.shape[0]
+    svw = float(vw.sum())
+    out = dict(n=n, sum_vw=svw)
+    if n == 0 or svw <= 0:
+        return dict(out, estimate=float("nan"), std_error=float("nan"), defined=False,
+                    zero_width=False, ess=0.0, max_weight_share=float("nan"))
+    g = float(np.dot(vw, loss) / svw)
+    se = float(np.sqrt(np.sum((vw * (loss - g)) ** 2)) / svw)
+    pos = vw > 0
+    zero = bool(np.all(loss[pos] == loss[pos][0]))
+    return dict(out, estimate=g, std_error=0.0 if zero else se, defined=True, zero_width=zero,
+                ess=svw ** 2 / float(np.sum(vw ** 2)), max_weight_share=float(vw.max() / svw))
+
+
+def interval(est: float, se: float, n: int, ess: float, zero_width: bool, bounded: bool,
+             level: float) -> ConfidenceInterval:
+    """t interval with ``n − 1`` df; Wilson at the ESS when ``S = 0`` for a 0/1 loss."""
+    if not np.isfinite(est):
+        return ConfidenceInterval(float("nan"), float("nan"))
+    if zero_width and bounded:
+        lo, hi = proportion_confint(est * ess, ess, alpha=1 - level, method="wilson")
+        return ConfidenceInterval(float(max(lo, 0.0)), float(min(hi, 1.0)))
+    if n < 2:
+        return ConfidenceInterval(float("nan"), float("nan"))
+    half = stats.t.ppf(0.5 + level / 2, n - 1) * se
+    lo, hi = est - half, est + half
+    if bounded:
+        lo, hi = max(lo, 0.0), min(hi, 1.0)
+    return ConfidenceInterval(float(lo), float(hi))
+
+
+@dataclass
+class LabeledSample:
+    """Labeled distinct items and the draw sequence that selected them."""
+
+    item_ids: np.ndarray            # pool identifiers of the distinct labeled items
+    item_labels: np.ndarray         # their labels
+    item_preds: np.ndarray          # (n_items, m) predictions of every model
+    draw_item: np.ndarray           # index into the items, one per draw, in draw order
+    draw_weight: np.ndarray         # v = p/q = 1/(N q) of the proposal each draw came from
+
+    def loss_weight(self, spec: MeasureSpec, model: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        f = self.item_preds[self.draw_item, model]
+        y = self.item_labels[self.draw_item]
+        return spec.loss_weight(f, y)
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class ActiveEstimate(EvalResult):
+    """A measure estimated from an importance-weighted labeled sample.
+
+    Attributes
+    ----------
+    n_labels : int
+        Distinct labeled items (the budget spent); also ``n``.
+    n_draws : int
+        Draws with replacement (repeats included); the t interval has ``n_draws − 1`` df.
+    ess : float
+        Kish effective sample size ``(Σ v w)² / Σ (v w)²``.
+    max_weight_share : float
+        Largest single share ``v w / Σ v w``.
+    defined, zero_width : bool
+        Flags for an undefined estimate and for a sample with ``S = 0``.
+    proposal_kind : str
+        ``"optimal"``, ``"passive"`` or ``"optimal+platt"``/``"optimal+isotonic"``.
+    epsilon : float
+        Uniform share of the proposal.
+    plug_in : float
+        The model's intrinsic estimate the proposal was built on.
+
+    Methods
+    -------
+    measures(confidence_level=None)
+        Every measure (and every model) from the same sample, as a tidy table.
+    plot(ax=None)
+        Proposal over the model's log-odds and the running estimate against labels spent.
+    """
+
+    n_labels: int = 0
+    n_draws: int = 0
+    ess: float = float("nan")
+    max_weight_share: float = float("nan")
+    defined: bool = True
+    zero_width: bool = False
+    bounded: bool = True
+    proposal_kind: str = "optimal"
+    epsilon: float = 0.1
+    plug_in: float = float("nan")
+    pool_size: int = 0
+    sample: LabeledSample | None = None
+    specs: tuple = ()
+    model_names: tuple = ("model",)
+    plot_x: np.ndarray | None = None
+    plot_q: np.ndarray | None = None
+    plot_pred: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+
+    def _interval(self, level: float) -> ConfidenceInterval:
+        return interval(self.estimate, self.std_error, self.n_draws, self.ess, self.zero_width,
+                        self.bounded, level)
+
+    def _title(self) -> str:
+        return f"Active estimate of {self.term}"
+
+    def _header(self) -> dict[str, Any]:
+        hdr = super()._header()
+        hdr.update({"Distinct labels": self.n_labels, "Draws (with repeats)": self.n_draws,
+                    "Effective sample size": self.ess, "Largest weight share":
+                    self.max_weight_share, "Proposal": self.proposal_kind,
+                    "Uniform share ε": self.epsilon, "Model's plug-in estimate": self.plug_in,
+                    "Pool size": self.pool_size})
+        return hdr
+
+    def _tidy_rows(self, level: float) -> list[dict[str, Any]]:
+        rows = super()._tidy_rows(level)
+        rows[0].update(defined=self.defined, zero_width=self.zero_width)
+        return rows
+
+    def _glance_extra(self) -> dict[str, Any]:
+        return dict(n_labels=self.n_labels, n_draws=self.n_draws, ess=self.ess,
+                    max_weight_share=self.max_weight_share, proposal=self.proposal_kind,
+                    epsilon=self.epsilon, defined=self.defined, zero_width=self.zero_width)
+
+    def _extra_tables(self) -> list[tuple[str, pd.DataFrame]]:
+        table = self.measures()
+        if len(table) <= 1:
+            return []
+        return [("Every measure from the same sample", table)]
+
+    def measures(self, confidence_level: float | None = None) -> pd.DataFrame:
+        """Every measure, for every model, from this one labeled sample (tidy columns).
+
+        Extra columns: ``model``, ``measure``, ``defined``, ``zero_width``, ``ess``.
+        """
+        level = self.confidence_level if confidence_level is None else confidence_level
+        rows = []
+        for m, model in enumerate(self.model_names):
+            for spec in self.specs:
+                loss, w = self.sample.loss_weight(spec, m)
+                r = ratio_estimate(self.sample.draw_weight, w, loss)
+                lo, hi = interval(r["estimate"], r["std_error"], r["n"], r["ess"],
+                                  r["zero_width"], spec.kind != "squared", level)
+                term = spec.name if m == 0 else f"{model}:{spec.name}"
+                rows.append(dict(term=term, estimate=r["estimate"], std_error=r["std_error"],
+                                 conf_low=lo, conf_high=hi, confidence_level=level,
+                                 method=self.method, model=model, measure=spec.name,
+                                 defined=r["defined"], zero_width=r["zero_width"],
+                                 ess=r["ess"]))
+        return pd.DataFrame(rows)
+
+    def running(self, n_points: int = 60) -> pd.DataFrame:
+        """The estimate and its interval after each prefix of the draw sequence."""
+        loss, w = self.sample.loss_weight(self.specs[0])
+        vw = self.sample.draw_weight * w
+        s1, s2 = np.cumsum(vw), np.cumsum(vw * loss)
+        a, b, c = np.cumsum(vw ** 2 * loss ** 2), np.cumsum(vw ** 2 * loss), np.cumsum(vw ** 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(s1 > 0, s2 / s1, np.nan)
+            se = np.sqrt(np.maximum(a - 2 * g * b + g ** 2 * c, 0.0)) / s1
+        n = np.arange(1, len(vw) + 1)
+        _, first = np.unique(self.sample.draw_item, return_index=True)
+        labels = np.cumsum(np.isin(np.arange(len(vw)), first))
+        idx = np.unique(np.linspace(1, len(vw) - 1, min(n_points, len(vw))).astype(int))
+        q = stats.t.ppf(0.5 + self.confidence_level / 2, np.maximum(n[idx] - 1, 1))
+        lo, hi = g[idx] - q * se[idx], g[idx] + q * se[idx]
+        if self.bounded:
+            lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
+        return pd.DataFrame(dict(n_draws=n[idx], n_labels=labels[idx], estimate=g[idx],
+                                 conf_low=lo, conf_high=hi))
+
+    def plot(self, ax=None, **kwargs):
+        """Left: the proposal ``N·q`` over the model's log-odds (NIPS Fig. 2, left); right:
+        the running estimate with its interval against distinct labels spent.
+
+        With ``ax=None`` a two-panel figure is made and both Axes are returned; with one
+        Axes the running estimate is drawn in it and the proposal in an inset.
+        """
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            _, axes = plt.subplots(1, 2, figsize=(10, 4))
+            self._plot_proposal(axes[0])
+            self._plot_running(axes[1], **kwargs)
+            return axes
+        if isinstance(ax, (list, tuple, np.ndarray)):
+            self._plot_proposal(ax[0])
+            self._plot_running(ax[1], **kwargs)
+            return ax
+        self._plot_running(ax, **kwargs)
+        if self.plot_x is not None:
+            self._plot_proposal(ax.inset_axes([0.62, 0.08, 0.35, 0.35]), small=True)
+        return ax
+
+    def _plot_running(self, ax, **kwargs):
+        ax = _get_ax(ax)
+        run = self.running()
+        ax.fill_between(run["n_labels"], run["conf_low"], run["conf_high"], alpha=0.25,
+                        label=f"{100 * self.confidence_level:g}% interval")
+        ax.plot(run["n_labels"], run["estimate"], label="estimate", **kwargs)
+        ax.set_xlabel("distinct labels")
+        ax.set_ylabel(self.term)
+        ax.set_title(self._title())
+        ax.legend(fontsize="small", loc="upper left")
+        return ax
+
+    def _plot_proposal(self, ax, small: bool = False):
+        if self.plot_x is None:
+            return ax
+        colours = np.where(self.plot_pred == 1, "tab:red", "tab:blue")
+        ax.scatter(self.plot_x, self.plot_q * self.pool_size, s=3 if small else 6, c=colours)
+        ax.axhline(1.0, color="k", lw=0.8, ls="--")
+        ax.set_yscale("log")
+        if small:
+            ax.tick_params(labelsize=6)
+            ax.set_title("N·q over log-odds", fontsize=7)
+        else:
+            ax.set_xlabel("model log-odds (red: predicted positive)")
+            ax.set_ylabel("N · q(x)  (1 = passive)")
+            ax.set_title(f"Proposal ({self.proposal_kind})")
+        return ax
+
+
+def make_estimate(sample: LabeledSample, specs: list[MeasureSpec], *, model_names: list[str],
+                  level: float, proposal_kind: str, epsilon: float, plug_in: float,
+                  pool_size: int, call: dict, plot: dict | None = None,
+                  notes: Notes | None = None, data: str = "") -> ActiveEstimate:
+    """Compute the headline measure ``specs[0]`` and wrap everything in an ActiveEstimate."""
+    notes = notes if notes is not None else Notes()
+    spec = specs[0]
+    loss, w = sample.loss_weight(spec)
+    r = ratio_estimate(sample.draw_weight, w, loss)
+    n_labels = len(sample.item_ids)
+    bounded = spec.kind != "squared"
+    if not r["defined"]:
+        notes.warn(UndefinedEstimateWarning,
+                   f"{spec.name} is undefined on this sample: no drawn item has positive "
+                   f"weight (e.g. no predicted positive for precision, no positive label for "
+                   f"recall). Estimate set to NaN; label more items.")
+    elif r["zero_width"]:
+        what = ("the Wilson interval at the effective sample size is reported instead"
+                if bounded else "the interval has zero width")
+        notes.warn(SmallSampleWarning,
+                   f"Every positive-weight draw has the same loss, so the plug-in variance "
+                   f"of {spec.name} is zero; {what}.")
+    if r["defined"] and r["ess"] < 10:
+        notes.warn(SmallSampleWarning,
+                   f"Effective sample size {r['ess']:.1f} < 10: the t interval is unreliable.")
+    n_rep = r["n"] - n_labels
+    if n_rep > 0:
+        notes.add(f"{n_rep} repeated draws reused cached labels (they count as draws, not "
+                  f"as labels).")
+    return ActiveEstimate(
+        estimate=r["estimate"], std_error=r["std_error"], confidence_level=level,
+        method=f"importance sampling ({proposal_kind})", term=spec.name, n=n_labels,
+        n_unit="labels", df=max(r["n"] - 1, 1), data=data, call=call,
+        diagnostics=dict(sum_vw=r["sum_vw"]), notes=notes.as_tuple(), n_labels=n_labels,
+        n_draws=r["n"], ess=r["ess"], max_weight_share=r["max_weight_share"],
+        defined=r["defined"], zero_width=r["zero_width"], bounded=bounded,
+        proposal_kind=proposal_kind, epsilon=epsilon, plug_in=plug_in, pool_size=pool_size,
+        sample=sample, specs=tuple(specs), model_names=tuple(model_names),
+        **(plot or {}))
