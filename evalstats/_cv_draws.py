@@ -1,0 +1,198 @@
+"""Monte-Carlo draws of pairs of disjoint learning sets (private engine of ``cv_variance``).
+
+One *draw* permutes ``0..n-1`` and splits it into two disjoint learning sets
+``L1, L2`` of size ``g`` and the rest ``R`` (``n - 2g`` points). Each learner is
+fitted once on ``L1`` and once on ``L2`` and evaluated on *every* point outside
+its learning set (fit reuse):
+
+* the Θ stream collects the losses γ(L1; i), i ∉ L1 and γ(L2; j), j ∉ L2 —
+  each fit's held-out mean is an unbiased draw of the complete leave-p-out Θ̂;
+* the Ξ stream collects Σ_{i ≠ j ∈ R} γ(L1; i) γ(L2; j), i.e. all ordered pairs of
+  disjoint (learning set, test point) configurations inside the draw, computed as
+  (Σa)(Σb) − Σ a·b. Every configuration is equally likely, so the average is
+  unbiased for the complete Ξ̂ (the U-statistic estimate of θ²).
+
+For the AUC the kernel has a learning set, one positive and one negative test case
+(degree g + 2); a draw contributes a *sum* and a *count* of kernel values and the
+estimates are ratios Σ sums / Σ counts (consistent; exactly the complete U-statistic
+in expectation of numerator and denominator).
+
+Each task returns an array with one row per draw and columns
+``[t_cnt, x_cnt, (t_sum, q_sum, x_sum) per stream]`` where ``q_sum`` is the sum of
+squared kernel values (used by the conservative fallback variance).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BUILTIN_LOSSES", "DrawTask", "aggregate", "fit_predict", "case_losses"]
+
+#: declared ranges of the built-in losses (``auc`` is a score, higher is better)
+BUILTIN_LOSSES = {"zero_one": (0.0, 1.0), "squared": (0.0, np.inf), "log": (0.0, np.inf),
+                  "auc": (0.0, 1.0)}
+_CLASSIFICATION = ("zero_one", "log", "auc")
+_LOG_EPS = 1e-15
+
+
+class _Constant:
+    """Predicts the single class seen in a learning set that has only one class."""
+
+    def __init__(self, label):
+        self.label = label
+        self.classes_ = np.array([label])
+
+    def predict(self, X):
+        return np.full(len(X), self.label, dtype=object)
+
+    def predict_proba(self, X):
+        return np.ones((len(X), 1))
+
+
+def _fit(estimator, X, y, idx, loss):
+    """A clone of ``estimator`` fitted on ``idx`` (``g = 0``: the estimator as given)."""
+    if len(idx) == 0:
+        return estimator
+    from sklearn.base import clone
+
+    ytr = y[idx]
+    if loss in _CLASSIFICATION and np.all(ytr == ytr[0]):
+        return _Constant(ytr[0])
+    return clone(estimator).fit(X[idx], ytr)
+
+
+def _positive_score(model, X):
+    if hasattr(model, "predict_proba"):
+        proba = np.asarray(model.predict_proba(X))
+        classes = list(getattr(model, "classes_", [0, 1]))
+        if 1 in classes:
+            return proba[:, classes.index(1)]
+        return np.zeros(len(X))
+    return np.asarray(model.decision_function(X), dtype=float).ravel()
+
+
+def case_losses(model, X, y, loss) -> np.ndarray:
+    """Per-case losses of a fitted ``model`` on ``(X, y)`` (not for ``auc``)."""
+    if loss == "log":
+        proba = np.asarray(model.predict_proba(X))
+        classes = list(getattr(model, "classes_", []))
+        col = np.array([classes.index(v) if v in classes else -1 for v in y])
+        p = np.where(col >= 0, proba[np.arange(len(y)), np.maximum(col, 0)], 0.0)
+        return -np.log(np.clip(p, _LOG_EPS, 1.0))
+    pred = np.asarray(model.predict(X))
+    if loss == "zero_one":
+        return (pred != y).astype(float)
+    if loss == "squared":
+        return (np.asarray(pred, float).ravel() - y) ** 2
+    return np.asarray(loss(y, pred), dtype=float).reshape(len(y))
+
+
+def auc_matrix(model, X, y) -> np.ndarray:
+    """Kernel h(i, j) = 1[s_i > s_j] + ½ 1[s_i = s_j] for positives i (rows), negatives j."""
+    s = _positive_score(model, X)
+    sp, sn = s[y == 1][:, None], s[y == 0][None, :]
+    return (sp > sn) + 0.5 * (sp == sn)
+
+
+def fit_predict(estimator, X, y, train, test, loss):
+    """Fit on ``train``; per-case losses (or the AUC kernel matrix) on ``test``."""
+    model = _fit(estimator, X, y, train, loss)
+    if loss == "auc":
+        return auc_matrix(model, X[test], y[test])
+    return case_losses(model, X[test], y[test], loss)
+
+
+def _values(model, X, y, out_idx, loss):
+    """Kernel values of one fit outside its learning set (vector, or pos x neg matrix)."""
+    if loss == "auc":
+        return auc_matrix(model, X[out_idx], y[out_idx])
+    return case_losses(model, X[out_idx], y[out_idx], loss)
+
+
+def _stats(V, rest, y_out):
+    """(t_sum, t_cnt, q_sum, values restricted to R) of one fit's kernel values."""
+    Vr = V[np.ix_(rest[y_out == 1], rest[y_out == 0])] if V.ndim == 2 else V[rest]
+    return V.sum(), V.size, (V * V).sum(), Vr
+
+
+def _xi(a, b):
+    """Σ over disjoint configurations of the product of two kernel values, and its count."""
+    if a.ndim == 2:  # AUC: positives i1 != i2, negatives j1 != j2
+        P, N = a.shape
+        total = a.sum() * b.sum() - a.sum(1) @ b.sum(1) - a.sum(0) @ b.sum(0) + (a * b).sum()
+        return total, P * (P - 1) * N * (N - 1)
+    r = a.size
+    return a.sum() * b.sum() - a @ b, r * (r - 1)
+
+
+class DrawTask:
+    """``task(i, rng)`` runs ``n_draws`` draws for one or two learners (picklable).
+
+    With two learners the streams are A, B and the difference A − B (kernel Γ_A − Γ_B
+    on the same learning sets and test points).
+    """
+
+    def __init__(self, estimators: Sequence[Any], X, y, g: int, loss: str | Callable,
+                 n_draws: int):
+        self.estimators = list(estimators)
+        self.X, self.y, self.g, self.loss, self.n_draws = X, y, g, loss, n_draws
+
+    def _one(self, perm):
+        n, g = len(self.y), self.g
+        L1, L2 = perm[:g], perm[g:2 * g]
+        in1 = np.zeros(n, bool)
+        in1[L1] = True
+        in2 = np.zeros(n, bool)
+        in2[L2] = True
+        out1, out2 = np.flatnonzero(~in1), np.flatnonzero(~in2)
+        rest1, rest2 = ~in2[out1], ~in1[out2]
+        vals = []
+        for est in self.estimators:
+            m1 = _fit(est, self.X, self.y, L1, self.loss)
+            m2 = m1 if g == 0 else _fit(est, self.X, self.y, L2, self.loss)
+            vals.append((_values(m1, self.X, self.y, out1, self.loss),
+                         _values(m2, self.X, self.y, out2, self.loss)))
+        if len(vals) == 2:
+            vals.append((vals[0][0] - vals[1][0], vals[0][1] - vals[1][1]))
+        y1, y2 = self.y[out1], self.y[out2]
+        row: list[float] = []
+        t_cnt = x_cnt = 0
+        for v1, v2 in vals:
+            s1, s2 = _stats(v1, rest1, y1), _stats(v2, rest2, y2)
+            xs, x_cnt = _xi(s1[3], s2[3])
+            t_cnt = s1[1] + s2[1]
+            row += [s1[0] + s2[0], s1[2] + s2[2], xs]
+        return [t_cnt, x_cnt] + row
+
+    def __call__(self, i: int, rng: np.random.Generator) -> np.ndarray:
+        n = len(self.y)
+        return np.array([self._one(rng.permutation(n)) for _ in range(self.n_draws)], float)
+
+
+def aggregate(rows: np.ndarray, stream: int) -> dict[str, float]:
+    """Estimates and Monte-Carlo standard errors for one stream from the draw rows.
+
+    Θ̂ = Σ t_sum / Σ t_cnt;  Ξ̂ = Σ x_sum / Σ x_cnt;  V̂ = Θ̂² − var_MC(Θ̂) − Ξ̂, where the
+    subtraction of var_MC(Θ̂) makes Θ̂² conditionally unbiased for the square of the
+    complete estimate. Monte-Carlo standard errors use the delta method on draw-level
+    influence values (ratio estimators).
+    """
+    D = rows.shape[0]
+    t_cnt, x_cnt = rows[:, 0], rows[:, 1]
+    t_sum, q_sum, x_sum = rows[:, 2 + 3 * stream], rows[:, 3 + 3 * stream], rows[:, 4 + 3 * stream]
+    theta = t_sum.sum() / t_cnt.sum()
+    xi = x_sum.sum() / x_cnt.sum()
+    psi_t = (t_sum - theta * t_cnt) / t_cnt.mean()
+    psi_x = (x_sum - xi * x_cnt) / x_cnt.mean()
+    if D > 1:
+        var_t = psi_t.var(ddof=1) / D
+        var_v = (2 * theta * psi_t - psi_x).var(ddof=1) / D
+    else:
+        var_t = var_v = 0.0
+    gamma2 = q_sum.sum() / t_cnt.sum()
+    return dict(theta=float(theta), xi=float(xi), variance=float(theta ** 2 - var_t - xi),
+                mc_se=float(np.sqrt(var_t)), variance_mc_se=float(np.sqrt(var_v)),
+                kernel_variance=float(max(gamma2 - theta ** 2, 0.0)), n_draws=D)
