@@ -520,6 +520,7 @@ class ActiveEvaluator:
         di = np.asarray(self._draw_idx, dtype=int)
         lab = np.array([i in self._labels for i in di], dtype=bool)
         stop = int(np.argmin(lab)) if not lab.all() else len(di)
+        n_cut = len(di) - stop
         di, dq = di[:stop], np.asarray(self._draw_q[:stop])
         items, first, inv = np.unique(di, return_index=True, return_inverse=True)
         order = np.argsort(first)                  # items in order of first draw
@@ -529,7 +530,7 @@ class ActiveEvaluator:
         return LabeledSample(
             item_ids=self._ids[items], item_labels=np.array([self._labels[i] for i in items]),
             item_preds=self._pool.preds[items], draw_item=rank[inv],
-            draw_weight=1.0 / (self._pool.size * dq)), len(di) - stop
+            draw_weight=1.0 / (self._pool.size * dq)), n_cut
 
     def result(self, _call: dict | None = None) -> ActiveEstimate:
         """The estimate from every draw whose label is known (usable at any moment)."""

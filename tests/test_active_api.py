@@ -1,0 +1,380 @@
+"""The three ways to work (callback, offline design, sequential evaluator), input checks,
+degenerate samples, the session file, recalibration and the budget calculator."""
+
+from __future__ import annotations
+
+import sqlite3
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import evalstats as es
+from evalstats._warnings import SmallSampleWarning, UndefinedEstimateWarning
+from evalstats.active import (
+    ActiveEvaluator,
+    active_budget,
+    active_design,
+    active_evaluate,
+    estimate_from_labels,
+    optimal_proposal,
+)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    return es.datasets.load("sim_pool")
+
+
+class CountingOracle:
+    def __init__(self, truth):
+        self.truth = np.asarray(truth)
+        self.asked: list[int] = []
+
+    def __call__(self, ids):
+        self.asked.extend(int(i) for i in ids)
+        return self.truth[ids]
+
+
+@pytest.mark.parametrize("budget", [2, 4, 6])
+def test_sampler_stops_at_budget_th_distinct_label(budget):
+    """Tiny pool with a peaked proposal: repeats happen, the oracle is asked once per item."""
+    p1 = np.array([0.99, 0.5, 0.5, 0.01, 0.2, 0.7, 0.6, 0.4])
+    truth = np.array([1, 0, 1, 0, 0, 1, 1, 0])
+    oracle = CountingOracle(truth)
+    ev = ActiveEvaluator(p1, "f1", rng=11)
+    ids = ev.query(budget)
+    assert len(ids) == budget == len(set(ids.tolist()))
+    ev.update(ids, oracle(ids))
+    res = ev.result()
+    assert res.n_labels == budget == len(oracle.asked) == len(set(oracle.asked))
+    # the last draw is the budget-th new item: stopping exactly there
+    assert ev._draw_idx[-1] == ids[-1]
+    assert res.n_draws == ev.n_draws >= budget
+
+
+def test_repeats_reuse_cache_and_count_as_draws(pool):
+    truth = pool["label"].to_numpy()
+    oracle = CountingOracle(truth)
+    res = active_evaluate(pool["prob"], oracle, 300, predictions=pool["pred"], rng=0,
+                          batch_size=60)
+    assert res.n_labels == 300 == len(set(oracle.asked)) == len(oracle.asked)
+    assert res.n_draws >= 300
+    assert res.n == 300 and res.df == res.n_draws - 1
+    if res.n_draws > 300:
+        assert any("repeated draws" in n for n in res.notes)
+
+
+def test_passive_equals_plain_counts(pool):
+    """Uniform q: Ĝ is the F1 of the drawn multiset (weights cancel)."""
+    truth = pool["label"].to_numpy()
+    res = active_evaluate(pool["prob"], lambda i: truth[i], 400, proposal="passive",
+                          predictions=pool["pred"], rng=4)
+    s = res.sample
+    f = s.item_preds[s.draw_item, 0]
+    y = s.item_labels[s.draw_item]
+    tp, fp, fn = np.sum((f == 1) & (y == 1)), np.sum((f == 1) & (y == 0)), np.sum(
+        (f == 0) & (y == 1))
+    assert res.estimate == pytest.approx(2 * tp / (2 * tp + fp + fn), rel=1e-12)
+    table = res.measures().set_index("term")
+    assert table.loc["accuracy", "estimate"] == pytest.approx(np.mean(f == y), rel=1e-12)
+    if tp + fp > 0:
+        assert table.loc["precision", "estimate"] == pytest.approx(tp / (tp + fp), rel=1e-12)
+    assert np.all(s.draw_weight == s.draw_weight[0])
+
+
+def test_measures_table_and_several_models(pool):
+    truth = pool["label"].to_numpy()
+    preds = pd.DataFrame({"thr05": pool["pred"], "thr02": (pool["prob"] > 0.2).astype(int)})
+    res = active_evaluate(pool["prob"], lambda i: truth[i], 200, predictions=preds, rng=2)
+    table = res.measures()
+    assert set(table["model"]) == {"thr05", "thr02"}
+    assert set(table["measure"]) == {"f1", "accuracy", "precision", "recall"}
+    # second model from the same weights, recomputed by hand
+    s = res.sample
+    f2, y = s.item_preds[s.draw_item, 1], s.item_labels[s.draw_item]
+    v = s.draw_weight
+    rec = np.sum(v * f2 * y) / np.sum(v * y)
+    row = table[(table.model == "thr02") & (table.measure == "recall")].iloc[0]
+    assert row["estimate"] == pytest.approx(rec, rel=1e-12)
+    assert list(res.tidy().columns[:7]) == ["term", "estimate", "std_error", "conf_low",
+                                            "conf_high", "confidence_level", "method"]
+    assert len(res.glance()) == 1
+    text = res.summary().as_text()
+    for key in ("Distinct labels", "Draws", "Effective sample size", "Proposal"):
+        assert key in text
+    lo, hi = res.conf_int(0.99)
+    lo95, hi95 = res.conf_int()
+    assert lo <= lo95 <= res.estimate <= hi95 <= hi
+
+
+def test_undefined_precision_is_nan_with_warning():
+    p1 = np.full(50, 0.01)
+    preds = np.zeros(50)
+    preds[0] = 1                         # a single predicted positive, rarely drawn
+    truth = np.zeros(50, int)
+    ev = ActiveEvaluator(p1, "precision", predictions=preds, proposal="passive", rng=0)
+    ids = ev.query(3)
+    while 0 in ids:                      # make sure item 0 was not drawn
+        ev = ActiveEvaluator(p1, "precision", predictions=preds, proposal="passive",
+                             rng=int(ids.sum()))
+        ids = ev.query(3)
+    ev.update(ids, truth[ids])
+    with pytest.warns(UndefinedEstimateWarning):
+        res = ev.result()
+    assert np.isnan(res.estimate) and not res.defined
+    assert any("undefined" in n for n in res.notes)
+    assert "undefined" in res.summary().as_text()
+    assert all(np.isnan(res.conf_int()))
+
+
+def test_zero_width_gets_wilson_interval_at_ess():
+    p1 = np.array([0.9] * 10 + [0.1] * 10)
+    truth = (p1 > 0.5).astype(int)       # a perfect classifier: every loss equal
+    with pytest.warns(SmallSampleWarning):
+        res = active_evaluate(p1, lambda i: truth[i], 8, "accuracy", rng=1)
+    assert res.zero_width and res.estimate == 1.0 and res.std_error == 0.0
+    lo, hi = res.conf_int()
+    assert hi == pytest.approx(1.0) and lo < 1.0
+    from statsmodels.stats.proportion import proportion_confint
+    assert lo == pytest.approx(proportion_confint(res.ess, res.ess, 0.05, "wilson")[0])
+
+
+@pytest.mark.parametrize(("scores", "match"), [
+    (np.array([0.2, 1.3, 0.5]), r"`scores` must contain probabilities in \[0, 1\]"),
+    (np.array([0.2, np.nan, 0.5]), r"`scores` must be finite"),
+    (np.array([[0.2, 0.7], [0.5, 0.5]]), r"`scores` must be a probability matrix"),
+    (np.array([]), r"`scores` must be of length >= 1"),
+])
+def test_bad_scores(scores, match):
+    with pytest.raises(ValueError, match=match):
+        active_evaluate(scores, lambda i: np.zeros(len(i)), 1)
+    with pytest.raises(ValueError, match=match):
+        optimal_proposal(scores)
+
+
+def test_bad_arguments(pool):
+    p = pool["prob"].to_numpy()
+    with pytest.raises(ValueError, match=r"`budget` must be an integer >= 1; got 0"):
+        active_evaluate(p, lambda i: i, 0)
+    with pytest.raises(ValueError, match="`measure` must be one of"):
+        active_evaluate(p, lambda i: i, 5, measure="auc")
+    with pytest.raises(ValueError, match="`proposal` must be one of"):
+        active_evaluate(p, lambda i: i, 5, proposal="greedy")
+    with pytest.raises(TypeError, match="`oracle` must be a callable"):
+        active_evaluate(p, [0, 1], 5)
+    with pytest.raises(ValueError, match="`predictions` must be class labels"):
+        active_evaluate(p, lambda i: i, 5, predictions=np.full(len(p), 2))
+    with pytest.raises(ValueError, match="`budget` must be at most the pool size"):
+        active_evaluate(p[:5], lambda i: i, 6)
+    with pytest.raises(ValueError, match="`measure` must be 'accuracy' or 'error'"):
+        optimal_proposal(np.full((4, 3), 1 / 3), "f1")
+
+
+def test_bad_oracle_answer_keeps_labels(pool):
+    truth = pool["label"].to_numpy()
+    calls = []
+
+    def oracle(ids):
+        calls.append(len(ids))
+        return truth[ids] if len(calls) == 1 else np.full(len(ids), 7)
+
+    with pytest.raises(ValueError, match=r"`labels` must be in the label set") as exc:
+        active_evaluate(pool["prob"], oracle, 100, predictions=pool["pred"], rng=0,
+                        batch_size=40)
+    assert exc.value.evaluator.n_labels == 40
+    assert "kept" in str(exc.value)
+
+
+def test_session_file_resumes_identically(pool, tmp_path):
+    truth = pool["label"].to_numpy()
+    kw = dict(predictions=pool["pred"], rng=9)
+    ref = ActiveEvaluator(pool["prob"], "f1", **kw)
+    for _ in range(3):
+        ids = ref.query(30)
+        ref.update(ids, truth[ids])
+    path = tmp_path / "session.sqlite"
+    ev = ActiveEvaluator(pool["prob"], "f1", path=path, **kw)
+    ids = ev.query(30)
+    ev.update(ids, truth[ids])
+    ids = ev.query(30)
+    del ev                                            # "crash" with a batch pending
+    ev2 = ActiveEvaluator.open(path)
+    assert ev2.n_labels == 30 and len(ev2.pending) == 30
+    ev2.update(ids, truth[ids])
+    ids = ev2.query(30)
+    ev2.update(ids, truth[ids])
+    a, b = ref.result(), ev2.result()
+    assert a.estimate == b.estimate and a.n_draws == b.n_draws
+    np.testing.assert_array_equal(a.sample.item_ids, b.sample.item_ids)
+    # plain SQLite, no pickled objects
+    with open(path, "rb") as fh:
+        assert fh.read(16) == b"SQLite format 3\x00"
+    con = sqlite3.connect(path)
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    con.close()
+    assert tables == {"meta", "pool", "draws", "labels"}
+    with pytest.raises(ValueError, match="`path` must be a new file"):
+        ActiveEvaluator(pool["prob"], "f1", path=path)
+
+
+def test_update_rejects_unknown_and_conflicting(pool):
+    truth = pool["label"].to_numpy()
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], rng=0)
+    ids = ev.query(5)
+    with pytest.raises(ValueError, match="`ids` must be identifiers of pool items"):
+        ev.update([10 ** 9], [0])
+    not_drawn = next(i for i in range(len(truth)) if i not in set(ids.tolist()))
+    with pytest.raises(ValueError, match="`ids` must be items returned by `query"):
+        ev.update([not_drawn], [0])
+    ev.update(ids, truth[ids])
+    with pytest.raises(ValueError, match="consistent with labels given before"):
+        ev.update(ids[:1], 1 - truth[ids[:1]])
+
+
+def test_partial_labels_cut_the_draw_sequence(pool):
+    truth = pool["label"].to_numpy()
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], rng=0)
+    ids = ev.query(20)
+    ev.update(ids[:10], truth[ids[:10]])
+    res = ev.result()
+    assert res.n_labels == 10
+    assert any("not used yet" in n for n in res.notes)
+
+
+def test_design_csv_roundtrip_equals_evaluator(pool, tmp_path):
+    truth = pool["label"].to_numpy()
+    design = active_design(pool["prob"], 150, "recall", rng=5, predictions=pool["pred"])
+    assert len(design) == 150 and design["n_draws"].sum() >= 150
+    assert np.allclose(design["weight"], 1 / (len(pool) * design["q"]))
+    path = tmp_path / "to_label.csv"
+    design.to_csv(path, index=False)
+    back = pd.read_csv(path)
+    labeled = pd.DataFrame({"id": back["id"], "label": truth[back["id"]]})
+    res = estimate_from_labels(back, labeled)
+    ev = ActiveEvaluator(pool["prob"], "recall", predictions=pool["pred"], rng=5)
+    ids = ev.query(150)
+    ev.update(ids, truth[ids])
+    ref = ev.result()
+    assert res.term == "recall"
+    assert res.estimate == pytest.approx(ref.estimate, rel=1e-12)
+    assert res.std_error == pytest.approx(ref.std_error, rel=1e-12)
+    assert res.n_draws == ref.n_draws
+    # dict and aligned-array forms; a missing label cuts the sequence
+    res2 = estimate_from_labels(back, dict(zip(labeled.id, labeled.label, strict=True)))
+    assert res2.estimate == res.estimate
+    partial = labeled.iloc[1:]
+    res3 = estimate_from_labels(back, partial)
+    assert res3.n_labels < 150 and any("no label" in n for n in res3.notes)
+    with pytest.raises(ValueError, match="`design` must be a table with the columns"):
+        estimate_from_labels(back.drop(columns="weight"), labeled)
+
+
+def test_multiclass_accuracy():
+    bundle = es.datasets.load("digits_pool")
+    probs = bundle[[f"prob_{j}" for j in range(10)]].to_numpy()
+    probs = probs / probs.sum(1, keepdims=True)
+    truth = bundle["label"].to_numpy()
+    res = active_evaluate(probs, lambda i: truth[i], 150, "accuracy",
+                          predictions=bundle["pred"], rng=3)
+    assert 0.8 < res.estimate <= 1.0
+    assert list(res.measures()["measure"]) == ["accuracy"]
+
+
+def test_squared_loss_end_to_end():
+    rng = np.random.default_rng(0)
+    mean = rng.normal(size=500)
+    var = rng.uniform(0.2, 2.0, size=500)
+    truth = mean + rng.normal(size=500) * np.sqrt(var)
+    res = active_evaluate(mean, lambda i: truth[i], 200, "squared", variance=var, rng=1)
+    assert res.term == "squared" and np.isfinite(res.std_error)
+    lo, hi = res.conf_int()
+    assert lo < res.estimate < hi
+
+
+def test_recalibration_updates_proposal_and_weights(pool):
+    truth = pool["label"].to_numpy()
+    ev = ActiveEvaluator(pool["prob_overconfident"], "f1", predictions=pool["pred"],
+                         recalibrate="platt", rng=0)
+    q_first = ev.proposal.q.copy()
+    for _ in range(4):
+        ids = ev.query(40)
+        ev.update(ids, truth[ids])
+    q_later = ev.proposal.q
+    assert not np.allclose(q_first, q_later)
+    batches = np.asarray(ev._draw_batch)
+    qs = np.asarray(ev._draw_q)
+    # each draw carries the q of its own batch (several distinct q per item possible)
+    assert len(np.unique(batches)) == 4
+    res = ev.result()
+    np.testing.assert_allclose(res.sample.draw_weight, 1 / (len(pool) * qs))
+    assert res.proposal_kind == "optimal+platt"
+
+
+def test_raw_margins_need_recalibration():
+    pool = pd.DataFrame({"score": np.linspace(-3, 3, 400)})
+    truth = (np.random.default_rng(0).random(400) < 1 / (1 + np.exp(-2 * pool.score))).astype(
+        int)
+    with pytest.raises(ValueError, match="`scores` must contain probabilities"):
+        active_evaluate(pool.score, lambda i: truth[i], 50)
+    res = active_evaluate(pool.score, lambda i: truth[i], 100, recalibrate="isotonic",
+                          predictions=(pool.score > 0).astype(int), rng=0)
+    assert res.n_labels == 100 and np.isfinite(res.estimate)
+
+
+def test_budget_calculator(pool):
+    plan = active_budget(pool["prob"], "f1", predictions=pool["pred"], half_width=0.05)
+    t = plan.table
+    assert (np.diff(t["se_active"]) < 0).all() and (t["se_active"] < t["se_passive"]).all()
+    assert plan.labels_needed_active < plan.labels_needed_passive
+    # expected distinct labels: passive closed form N(1 − (1 − 1/N)^k)
+    n = len(pool)
+    k = t["n_draws_passive"].to_numpy()
+    np.testing.assert_allclose(n * (1 - (1 - 1 / n) ** k), t["n_labels"], rtol=1e-3)
+    wider = active_budget(pool["prob"], "f1", predictions=pool["pred"], half_width=0.1)
+    assert wider.labels_needed_active <= plan.labels_needed_active
+    with pytest.raises(ValueError, match="`half_width` must be a finite number > 0"):
+        active_budget(pool["prob"], half_width=0)
+
+
+def test_plots_and_reports(pool, tmp_path):
+    import matplotlib.pyplot as plt
+
+    truth = pool["label"].to_numpy()
+    res = active_evaluate(pool["prob"], lambda i: truth[i], 100, predictions=pool["pred"],
+                          rng=0)
+    axes = res.plot()
+    assert len(axes) == 2
+    ax = res.plot(ax=plt.subplots()[1])
+    assert ax.get_xlabel() == "distinct labels"
+    prop = optimal_proposal(pool["prob"], "recall", predictions=pool["pred"])
+    assert prop.plot().get_yscale() == "log"
+    assert len(np.asarray(prop)) == len(pool)
+    plan = active_budget(pool["prob"], "f1", predictions=pool["pred"])
+    plan.plot()
+    out = es.report([res, prop, plan], path=tmp_path / "r.html")
+    assert out is not None
+    plt.close("all")
+    run = res.running()
+    assert run["n_labels"].is_monotonic_increasing
+
+
+def test_generalized_risk_custom_loss():
+    """Cost-sensitive loss over 3 labels: q ∝ sqrt(Σ p w²(ℓ−G)²) computed by hand."""
+    probs = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4], [0.2, 0.2, 0.6]])
+    cost = np.array([[0, 1, 4], [1, 0, 1], [4, 1, 0.0]])
+    prop = optimal_proposal(probs, loss=cost, epsilon=0.0)
+    f = probs.argmax(1)
+    lm = cost[f]
+    g = np.sum(probs * lm) / 4
+    c = np.sqrt(np.sum(probs * (lm - g) ** 2, axis=1))
+    assert prop.estimate == pytest.approx(g)
+    np.testing.assert_allclose(prop.q, c / c.sum(), rtol=1e-12)
+
+
+def test_no_warning_on_healthy_run(pool):
+    truth = pool["label"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndefinedEstimateWarning)
+        active_evaluate(pool["prob"], lambda i: truth[i], 300, predictions=pool["pred"], rng=0)
