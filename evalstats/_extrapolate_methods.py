@@ -108,6 +108,17 @@ class NaiveCurve:
         return np.interp(np.minimum(ks, self.k1), np.arange(2, self.k1 + 1), self.ata)
 
 
+class AveragedCurve:
+    """A weighted average of curves (soft model selection)."""
+
+    def __init__(self, curves: list, weights: np.ndarray):
+        w = np.asarray(weights, float)
+        self.curves, self.weights = curves, w / w.sum()
+
+    def accuracy(self, ks: np.ndarray) -> np.ndarray:
+        return sum(w * c.accuracy(ks) for w, c in zip(self.weights, self.curves, strict=True))
+
+
 # -- methods -----------------------------------------------------------------------------------
 class Method:
     """Base: ``candidates`` (hyper-parameters), ``fit(view, cand) -> params``,
@@ -369,6 +380,7 @@ class SubsampleTask:
     def __call__(self, i: int, g: np.random.Generator):
         classes = g.choice(self.data.k1, size=self.m, replace=False)
         view = self.data.view(classes)
+        n0 = len(self.method.status)
         out = []
         for cand in self.method.candidates:
             with warnings.catch_warnings():
@@ -377,7 +389,7 @@ class SubsampleTask:
                     out.append(self.method.fit(view, cand))
                 except ConvergenceError as err:
                     out.append(err)
-        return out, list(self.method.status)
+        return out, list(self.method.status[n0:])
 
 
 def warn_status(method: Method, notes) -> None:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._extrapolate_methods import METHODS, Data, Method, SubsampleTask, warn_status
+from ._extrapolate_methods import METHODS, AveragedCurve, Data, Method, SubsampleTask, warn_status
 from ._extrapolate_ranks import average_accuracy, average_risk, true_class_rank, validate_scores
 from ._parallel import map_replicates
 from ._result import ConfidenceInterval, EvalResult, _get_ax
@@ -206,6 +206,21 @@ class AccuracyExtrapolation(EvalResult):
         return ax
 
 
+SOFTNESS = 5.0
+
+
+def _soft_weights(rmse: np.ndarray) -> np.ndarray:
+    r"""Soft selection: :math:`w_c \propto \exp(-5\,(\mathrm{RMSE}_c/\mathrm{RMSE}_{min}-1))`,
+    weights below 1e-3 dropped. Unlike an arg-min, the average moves smoothly when another
+    seed reorders nearly tied candidates (equal weights when there is no CV)."""
+    if not np.isfinite(rmse).any():
+        return np.full(len(rmse), 1.0 / len(rmse))
+    r = np.where(np.isfinite(rmse), rmse, np.inf)
+    w = np.exp(-SOFTNESS * (r / max(r.min(), 1e-12) - 1.0))
+    w = np.where(w / w.sum() < 1e-3, 0.0, w)
+    return w / w.sum()
+
+
 def _extrapolate_iv(scores, y, method, k_target, n_subsamples, ties, confidence_level):
     check_option(method, "method", METHOD_NAMES)
     check_option(ties, "ties", ("random", "pessimistic", "optimistic"))
@@ -252,7 +267,7 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = "regression", *,
                          rng: None | int | np.random.Generator = None,
                          ties: str = "random", bandwidth: float | list[float] | None = None,
                          degree: Any = None, match_k1: bool = True,
-                         monotone_density: bool = False, n_subsamples: int = 30,
+                         monotone_density: bool = False, n_subsamples: int = 40,
                          n_models: int = 3, confidence_level: float = 0.95,
                          n_jobs: int | None = None,
                          progress: bool | None = False) -> AccuracyExtrapolation:
@@ -277,7 +292,7 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = "regression", *,
     y : array_like of int, shape (n,)
         Column index of each test point's true class.
     method : {"regression", "polynomial", "pseudolikelihood", "hd", "kde", "naive"}
-        ``"regression"`` (default; chosen by ``benchmarks/extrapolation_simulation.py``):
+        ``"regression"`` (default; chosen by ``benchmarks/extrapolation_accuracy.py``):
         radial basis in :math:`\Phi^{-1}(u)` by NNLS (ClassExReg, JMLR sec. 3.3) with
         bandwidth by subsampling. ``"polynomial"``: monotone Bernstein polynomial of degree
         ``d`` in :math:`\Phi(\Phi^{-1}(u)/s)` (``s = 1``: a polynomial in ``u`` as in the
@@ -387,19 +402,27 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = "regression", *,
                    "of size 1 in the cross-validation).")
     err = np.where(np.isnan(preds), 1.0, preds - ata[-1])
     rmse = np.sqrt(np.mean(err**2, axis=0)) if len(half) else np.full(len(cands), np.nan)
-    best = int(np.nanargmin(rmse)) if np.isfinite(rmse).any() else 0
-    order = np.argsort(np.where(np.isfinite(rmse), rmse, np.inf))
+    weights = _soft_weights(rmse)
+    use = np.flatnonzero(weights > 0)
+    order = np.argsort(-weights)
 
-    # (3) full fit of the chosen candidate and the runners-up
-    curve = meth.curve(meth.fit(full, cands[best]), cands[best])
-    model_curves = []
-    for j in order[1:n_models]:
+    # (3) full fits of the weighted candidates
+    fits = {}
+    for j in use:
         try:
-            model_curves.append(meth.curve(meth.fit(full, cands[j]), cands[j]))
-        except ConvergenceError:
-            pass
-    half_curves = tuple(meth.curve(params[best], cands[best]) for params, _ in half
-                        if not isinstance(params[best], ConvergenceError))
+            fits[j] = meth.curve(meth.fit(full, cands[j]), cands[j])
+        except ConvergenceError as e:
+            notes.warn(ConvergenceWarning, f"{meth.label(cands[j])} failed on all classes: {e}")
+    if not fits:
+        raise ConvergenceError(f"{method}: every candidate model failed to fit.")
+    curve = AveragedCurve([fits[j] for j in fits], weights[list(fits)])
+    model_curves = tuple(fits[j] for j in order[:n_models] if j in fits)
+    half_curves = []
+    for params, _ in half:
+        ok = [j for j in fits if not isinstance(params[j], ConvergenceError)]
+        if ok:
+            half_curves.append(AveragedCurve([meth.curve(params[j], cands[j]) for j in ok],
+                                             weights[ok]))
     statuses += meth.status
     meth.status = statuses
     warn_status(meth, notes)
@@ -407,17 +430,24 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = "regression", *,
     cv_table = pd.DataFrame({"model": [meth.label(c) for c in cands], "cv_rmse": rmse,
                              "cv_bias": np.nanmean(np.where(np.isnan(preds), np.nan,
                                                             preds - ata[-1]), axis=0)
-                             if len(half) else np.nan})
+                             if len(half) else np.nan, "weight": weights})
     backtest = {}
     if len(half):
-        pred_bt = float(np.nanmean(preds[:, best]))
+        pred_bt = float(np.mean([c.accuracy(np.array([k1]))[0] for c in half_curves]))
+        bt_err = np.array([c.accuracy(np.array([k1]))[0] for c in half_curves]) - ata[-1]
         backtest = dict(observed=float(ata[-1]), predicted=pred_bt,
-                        error=pred_bt - float(ata[-1]), rmse=float(rmse[best]))
+                        error=pred_bt - float(ata[-1]),
+                        rmse=float(np.sqrt(np.mean(bt_err**2))))
         if len(cands) > 1:
-            notes.add("The back-test error of the selected model is optimistic: the same "
-                      "subsamples chose the model.")
+            notes.add("The back-test error is optimistic: the same subsamples weighted the "
+                      "candidate models.")
     else:
-        notes.add("n_subsamples = 0: no back-test, no subsampling band.")
+        notes.add("n_subsamples = 0: candidates weighted equally; no back-test, no "
+                  "subsampling band.")
+    best = int(order[0])
+    chosen = meth.label(cands[best])
+    if len(use) > 1:
+        chosen += f" (weight {weights[best]:.2f}; {len(use)} models averaged)"
 
     est = float(_predict_curve(curve, np.array([targets[0]]))[0])
     sd = (float(np.std([_predict_curve(c, np.array([targets[0]]))[0] for c in half_curves],
@@ -430,6 +460,6 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = "regression", *,
                   n_subsamples=n_sub, ties=ties),
         diagnostics=dict(solver_status=tuple(sorted(set(statuses))),
                          n_subsamples=n_sub, subsample_size=m),
-        notes=notes.as_tuple(), k1=k1, k_target=targets, ata=ata, chosen=meth.label(cands[best]),
+        notes=notes.as_tuple(), k1=k1, k_target=targets, ata=ata, chosen=chosen,
         cv_table=cv_table, backtest=backtest, fit_seconds=time.perf_counter() - t0,
-        _curve=curve, _half_curves=half_curves, _model_curves=tuple(model_curves))
+        _curve=curve, _half_curves=tuple(half_curves), _model_curves=model_curves)
