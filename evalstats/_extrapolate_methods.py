@@ -67,6 +67,22 @@ class Data:
 
 
 # -- curves ------------------------------------------------------------------------------------
+_DESIGN_CACHE: dict = {}
+
+
+def _cached_design(basis_z: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """``grid.design`` memoised on (basis, ks): half-sample curves share their bases."""
+    ks = np.asarray(ks, float)
+    key = (id(basis_z), ks.tobytes())
+    hit = _DESIGN_CACHE.get(key)
+    if hit is None or hit[0] is not basis_z:
+        if len(_DESIGN_CACHE) > 256:
+            _DESIGN_CACHE.clear()
+        hit = (basis_z, grid.design(basis_z, ks))   # keeps basis_z alive: ids stay unique
+        _DESIGN_CACHE[key] = hit
+    return hit[1]
+
+
 class BasisCurve:
     """``acc_k = 1 - sum_l beta_l H_{l,k}`` for basis CDFs of ``Phi^{-1}(U*)`` on the z grid."""
 
@@ -74,7 +90,7 @@ class BasisCurve:
         self.basis_z, self.beta = basis_z, np.asarray(beta, float)
 
     def accuracy(self, ks: np.ndarray) -> np.ndarray:
-        return np.clip(1.0 - grid.design(self.basis_z, ks) @ self.beta, 0.0, 1.0)
+        return np.clip(1.0 - _cached_design(self.basis_z, ks) @ self.beta, 0.0, 1.0)
 
     def discriminability(self, u: np.ndarray) -> np.ndarray:
         """D(u) = P(U* <= u), interpolated from the z grid."""

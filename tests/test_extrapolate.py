@@ -1,0 +1,320 @@
+"""Tests of evalstats.extrapolate (Zheng, Achanta & Benjamini accuracy extrapolation)."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, special, stats
+
+from evalstats import datasets
+from evalstats._extrapolate_grid import normal_mean_accuracy
+from evalstats._extrapolate_methods import Polynomial, Radial
+from evalstats._warnings import ExtrapolationWarning, SmallSampleWarning
+from evalstats.extrapolate import (
+    METHOD_NAMES,
+    AccuracyExtrapolation,
+    average_accuracy,
+    average_risk,
+    extrapolate_accuracy,
+    true_class_rank,
+)
+
+
+# -- brute-force references -------------------------------------------------------------------
+def brute_force_accuracy(scores, y, k):
+    """Average over every k-subset containing the true class of P(truth wins), ties at random."""
+    n, k1 = scores.shape
+    tot = 0.0
+    for i in range(n):
+        others = [j for j in range(k1) if j != y[i]]
+        vals = []
+        for sub in itertools.combinations(others, k - 1):
+            s_true, s_sub = scores[i, y[i]], scores[i, list(sub)]
+            if (s_sub > s_true).any():
+                vals.append(0.0)
+            else:
+                vals.append(1.0 / (1 + (s_sub == s_true).sum()))
+        tot += np.mean(vals)
+    return tot / n
+
+
+def brute_force_risk(scores, y, k, cost):
+    """Average cost over every k-subset containing the truth (no ties in the data)."""
+    n, k1 = scores.shape
+    tot = 0.0
+    for i in range(n):
+        others = [j for j in range(k1) if j != y[i]]
+        vals = []
+        for sub in itertools.combinations(others, k - 1):
+            cls = [y[i], *sub]
+            pred = cls[int(np.argmax(scores[i, cls]))]
+            vals.append(cost[y[i], pred])
+        tot += np.mean(vals)
+    return tot / n
+
+
+@pytest.fixture
+def tied_scores(rng):
+    k1, n = 7, 30
+    return rng.integers(0, 4, size=(n, k1)).astype(float), rng.integers(0, k1, size=n)
+
+
+# -- unbiased curve ---------------------------------------------------------------------------
+def test_average_accuracy_matches_subset_enumeration(tied_scores):
+    s, y = tied_scores
+    for k in range(2, s.shape[1] + 1):
+        assert average_accuracy(s, y, k) == pytest.approx(brute_force_accuracy(s, y, k),
+                                                          rel=1e-12, abs=1e-14)
+
+
+def test_pessimistic_and_optimistic_ties_bracket(tied_scores):
+    s, y = tied_scores
+    lo = average_accuracy(s, y, None, ties="pessimistic").accuracy
+    mid = average_accuracy(s, y, None).accuracy
+    hi = average_accuracy(s, y, None, ties="optimistic").accuracy
+    assert np.all(lo <= mid + 1e-15) and np.all(mid <= hi + 1e-15)
+    assert lo.iloc[-1] < hi.iloc[-1]
+    # pessimistic = a tie counts as a loss: brute force on scores with ties lowered
+    s_low = s.copy()
+    true = s[np.arange(len(y)), y]
+    s_low[np.arange(len(y)), y] = true - 0.5
+    np.testing.assert_allclose(lo, average_accuracy(s_low, y, None).accuracy, rtol=1e-12)
+
+
+def test_k1_is_plain_accuracy_and_k2_pairwise_win_rate(rng):
+    s = rng.standard_normal((200, 12))
+    y = rng.integers(0, 12, 200)
+    assert average_accuracy(s, y, 12) == pytest.approx(np.mean(s.argmax(1) == y), rel=1e-12)
+    true = s[np.arange(200), y][:, None]
+    pair = ((s < true).sum(1) / 11).mean()
+    assert average_accuracy(s, y, 2) == pytest.approx(pair, rel=1e-12)
+
+
+def test_chance_gives_one_over_k_exactly():
+    # b = 0..k1-1 once each (uniform rank of the truth): sum_b C(b, k-1) = C(k1, k)
+    k1 = 40
+    s = np.tile(np.arange(k1, dtype=float), (k1, 1))
+    y = np.arange(k1)
+    acc = average_accuracy(s, y, np.arange(2, k1 + 1))
+    np.testing.assert_allclose(acc, 1.0 / np.arange(2, k1 + 1), rtol=1e-12)
+
+
+def test_large_k1_is_stable():
+    rng = np.random.default_rng(0)
+    s = rng.standard_normal((50, 3000)) + 3.0 * (np.arange(3000) == 0)
+    y = np.zeros(50, int)
+    acc = average_accuracy(s, y, [2, 1500, 3000])
+    assert np.all(np.isfinite(acc)) and acc[-1] == pytest.approx(np.mean(s.argmax(1) == 0))
+
+
+def test_average_risk_matches_enumeration(rng):
+    s = rng.standard_normal((15, 6))
+    y = rng.integers(0, 6, 15)
+    cost = rng.uniform(0, 3, (6, 6))
+    for k in (2, 3, 5, 6):
+        assert average_risk(s, y, k, cost) == pytest.approx(brute_force_risk(s, y, k, cost),
+                                                            rel=1e-12)
+    assert average_risk(s, y, 4) == pytest.approx(1 - average_accuracy(s, y, 4), rel=1e-12)
+
+
+def test_true_class_rank():
+    s = np.array([[0.1, 0.5, 0.4], [0.3, 0.3, 0.2]])
+    np.testing.assert_array_equal(true_class_rank(s, [1, 0], ties="average"), [3, 2.5])
+    np.testing.assert_array_equal(true_class_rank(s, [1, 0], ties="pessimistic"), [3, 2])
+    np.testing.assert_array_equal(true_class_rank(s, [1, 0], ties="optimistic"), [3, 3])
+    assert set(true_class_rank(s, [1, 0], rng=1)) <= {2.0, 3.0}
+
+
+def test_log_probabilities_with_minus_inf():
+    with np.errstate(divide="ignore"):
+        s = np.log(np.array([[0.7, 0.3, 0.0], [0.0, 0.9, 0.1], [0.2, 0.5, 0.3]]))
+    assert average_accuracy(s, [0, 1, 2], 3) == pytest.approx(2 / 3)
+
+
+# -- numerics of the probit grid --------------------------------------------------------------
+@pytest.mark.parametrize("c,h,k", [(0.0, 1.0, 2), (1.5, 1.0, 50), (2.5, 0.3, 1000),
+                                   (3.0, 0.5, 10**6)])
+def test_normal_mean_accuracy_vs_quad(c, h, k):
+    # E[Phi(W)^(k-1)], W ~ N(c, h^2), by adaptive quadrature (scipy.integrate.quad)
+    def f(z):
+        return stats.norm.pdf(z, c, h) * np.exp((k - 1) * special.log_ndtr(z))
+
+    ref = integrate.quad(f, c - 12 * h, c + 12 * h, points=[stats.norm.isf(1 / k)],
+                         limit=200, epsabs=1e-13)[0]
+    assert normal_mean_accuracy([c], [k], h)[0, 0] == pytest.approx(ref, rel=1e-6, abs=1e-12)
+
+
+def test_chance_curve_is_one_over_k_up_to_a_million():
+    ks = np.array([2, 10, 1000, 10**6])
+    np.testing.assert_allclose(normal_mean_accuracy([0.0], ks)[0] * ks, 1.0, rtol=1e-6)
+
+
+class _ExactView:
+    """A view whose ATA curve is given exactly (noise-free data)."""
+
+    def __init__(self, acc_fn, k1):
+        self.acc_fn, self.k1 = acc_fn, k1
+
+    def ata(self, ks):
+        return self.acc_fn(np.asarray(ks))
+
+
+def test_known_polynomial_recovered_from_noise_free_curve():
+    # D(u) = sum_l beta_l C(d,l) u^l (1-u)^(d-l), monotone beta: closed form
+    # 1 - AGA_k = (k-1) sum_l beta_l C(d,l) B(l+k-1, d-l+1)
+    d = 6
+    beta = np.array([0.0, 0.05, 0.1, 0.3, 0.55, 0.8, 0.95])
+
+    def acc(ks):
+        ks = np.asarray(ks, float)[:, None]
+        ell = np.arange(d + 1)[None, :]
+        logterm = (np.log(special.comb(d, ell)) + special.betaln(ell + ks - 1, d - ell + 1)
+                   + np.log(ks - 1))
+        return 1.0 - np.exp(logterm) @ beta
+
+    meth = Polynomial(60, candidates=[(d, 1.0)])
+    coef = meth.fit(_ExactView(acc, 60), (d, 1.0))
+    # the moment problem is ill-conditioned: coefficients loosely, the curve tightly
+    np.testing.assert_allclose(coef, beta, atol=0.05)
+    ks = np.array([2, 30, 60, 100, 1000, 10**5])
+    np.testing.assert_allclose(meth.curve(coef, (d, 1.0)).accuracy(ks), acc(ks), atol=1e-4)
+    assert meth.status == ["optimal"]
+
+
+def test_radial_recovers_chance_and_known_mixture():
+    k1 = 50
+    meth = Radial(k1, candidates=[0.5])
+    coef = meth.fit(_ExactView(lambda ks: 1.0 / ks, k1), 0.5)
+    pred = meth.curve(coef, 0.5).accuracy(np.array([100, 1000]))
+    np.testing.assert_allclose(pred, [0.01, 0.001], atol=2e-3)
+
+
+# -- the extrapolation ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sim():
+    return datasets.load("sim_multiclass")
+
+
+@pytest.fixture(scope="module")
+def default_fit(sim):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return extrapolate_accuracy(sim.scores, sim.labels, k_target=[200, 1000], rng=3)
+
+
+def test_default_fit_api(default_fit, sim):
+    fit = default_fit
+    assert isinstance(fit, AccuracyExtrapolation)
+    with pytest.warns(ExtrapolationWarning):
+        pr = fit.predict([2, 100, 200, 10**4, 10**6])
+    assert list(pr.columns[:4]) == ["k", "accuracy", "conf_low", "conf_high"]
+    acc = pr.accuracy.to_numpy()
+    assert np.all(np.isfinite(acc)) and np.all(np.diff(acc) <= 1e-12)
+    assert np.all(pr.conf_low <= pr.accuracy) and np.all(pr.accuracy <= pr.conf_high)
+    lo, hi = fit.conf_int()
+    assert lo < fit.estimate < hi
+    assert fit.conf_int(0.5)[1] - fit.conf_int(0.5)[0] < hi - lo
+    td = fit.tidy()
+    assert len(td) == 2 and td.term.tolist() == ["accuracy(k=200)", "accuracy(k=1000)"]
+    assert fit.glance().shape[0] == 1
+    text = fit.summary().as_text()
+    assert "Back-test" in text and "marginal" in text
+    import matplotlib.pyplot as plt
+
+    ax = fit.plot()
+    assert ax.get_xscale() == "log"
+    plt.close("all")
+    # the fit reproduces the observed curve inside the data
+    assert pr.accuracy[1] == pytest.approx(fit.ata[-1], abs=0.02)
+    # and is within a few standard errors of the truth at k = 200
+    truth = np.interp(200, sim.truth.k, sim.truth.accuracy)
+    assert abs(fit.estimate - truth) < 4 * fit.std_error + 0.02
+
+
+def test_extrapolation_warning(default_fit):
+    with pytest.warns(ExtrapolationWarning, match="ratio"):
+        default_fit.predict(5000)
+
+
+@pytest.mark.parametrize("method", METHOD_NAMES)
+def test_every_method_runs(method, sim):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = extrapolate_accuracy(sim.scores, sim.labels, method=method, rng=0,
+                                   n_subsamples=6)
+    pr = fit.predict([50, 200, 400]).accuracy.to_numpy()
+    assert np.all((pr >= 0) & (pr <= 1)) and np.all(np.diff(pr) <= 1e-9)
+    assert fit.method == method
+
+
+def test_chance_classifier_extrapolates_to_one_over_k(rng):
+    k1 = 60
+    s = rng.standard_normal((600, k1))              # scores independent of the labels
+    y = np.repeat(np.arange(k1), 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for method in ("regression", "hd", "polynomial"):
+            fit = extrapolate_accuracy(s, y, method=method, rng=1, n_subsamples=8)
+            assert fit.predict(240).accuracy[0] == pytest.approx(1 / 240, abs=0.01)
+
+
+def test_seed_stability_and_reproducibility(sim):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = [extrapolate_accuracy(sim.scores, sim.labels, rng=s).estimate for s in (1, 2, 3)]
+        again = extrapolate_accuracy(sim.scores, sim.labels, rng=1).estimate
+    assert again == est[0]
+    assert np.ptp(est) < 0.01
+
+
+def test_parallel_identical(sim):
+    joblib = pytest.importorskip("joblib")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = extrapolate_accuracy(sim.scores, sim.labels, rng=5, n_subsamples=4)
+        with joblib.parallel_config(backend="threading"):
+            b = extrapolate_accuracy(sim.scores, sim.labels, rng=5, n_subsamples=4, n_jobs=2)
+    pd.testing.assert_frame_equal(a.predict([200, 500]), b.predict([200, 500]))
+
+
+def test_small_k1_warns(rng):
+    s = rng.standard_normal((40, 6))
+    y = np.repeat(np.arange(6), [7, 7, 7, 7, 6, 6])
+    with pytest.warns(SmallSampleWarning):
+        fit = extrapolate_accuracy(s, y, rng=0, n_subsamples=3)
+    assert any("SmallSampleWarning" in n for n in fit.notes)
+
+
+# -- bad input --------------------------------------------------------------------------------
+def test_bad_input():
+    s = np.zeros((4, 5))
+    with pytest.raises(ValueError, match="`y` and|same length"):
+        average_accuracy(s, [0, 1, 2], 2)
+    with pytest.raises(ValueError, match=r"`y` must be column indices in \[0, 4\]"):
+        average_accuracy(s, [0, 1, 2, 5], 2)
+    bad = s.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="`scores` must be free of NaN"):
+        average_accuracy(bad, [0, 1, 2, 3], 2)
+    with pytest.raises(ValueError, match=r"`k` must be integers in \[2, k1\]"):
+        average_accuracy(s, [0, 1, 2, 3], 1)
+    with pytest.raises(ValueError, match="extrapolate_accuracy"):
+        average_accuracy(s, [0, 1, 2, 3], 6)
+    with pytest.raises(ValueError, match="`scores` must be 2-dimensional"):
+        average_accuracy(np.zeros(5), [0], 2)
+    with pytest.raises(TypeError, match="`y` must be integer column indices"):
+        average_accuracy(s, ["a", "b", "c", "d"], 2)
+    with pytest.raises(ValueError, match="`method` must be one of"):
+        extrapolate_accuracy(s, [0, 1, 2, 3], method="spline")
+    with pytest.raises(ValueError, match="`k_target` must be"):
+        extrapolate_accuracy(s, [0, 1, 2, 3], k_target=1)
+    with pytest.raises(ValueError, match="`cost` must be a \\(5, 5\\) matrix"):
+        average_risk(s, [0, 1, 2, 3], 2, cost=np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="`scores` must be free of NaN and \\+inf and -inf"):
+        with np.errstate(divide="ignore"):
+            logp = np.log(np.eye(5)[[0, 1, 2, 3]])
+        extrapolate_accuracy(logp, [0, 1, 2, 3], method="kde")
