@@ -167,6 +167,38 @@ def _dist(measure: str, c: PoolCounts, variance: str):
     return stats.binom(n, p), n * p
 
 
+def _support(dist):
+    """Integer support [lo, hi] of a frozen hypergeom or binom (array parameters)."""
+    if dist.dist.name == "hypergeom":
+        m, n_succ, draws = dist.args
+        return np.maximum(0, draws - (m - n_succ)), np.minimum(n_succ, draws)
+    n, _ = dist.args
+    return np.zeros_like(n), n
+
+
+def discrete_ppf(dist, q, mean):
+    """``dist.ppf(q)`` (smallest integer x with cdf(x) >= q) for array-valued frozen
+    distributions: start from the normal approximation and step with vectorised cdf
+    calls (scipy's generic discrete ``ppf`` searches element by element)."""
+    lo, hi = _support(dist)
+    if dist.dist.name == "hypergeom":
+        m, n_succ, draws = (np.asarray(a, float) for a in dist.args)
+        var = _safe_div(draws * n_succ * (m - n_succ) * (m - draws), m * m * (m - 1))
+    else:
+        var = np.asarray(dist.args[0], float) * dist.args[1] * (1 - dist.args[1])
+    z = stats.norm.ppf(q)
+    x = np.clip(np.floor(mean + z * np.sqrt(np.maximum(var, 0))), lo, hi)
+    x, q = np.broadcast_arrays(x.astype(float), np.asarray(q, float))
+    x = x.copy()
+    for _ in range(10_000):  # move up while cdf(x) < q, then down while cdf(x-1) >= q
+        up = (dist.cdf(x) < q) & (x < hi)
+        down = ~up & (x > lo) & (dist.cdf(x - 1) >= q)
+        if not (up.any() or down.any()):
+            return x
+        x = x + up - down
+    return dist.ppf(q)  # pragma: no cover - fallback, never reached in practice
+
+
 def exact_count_halfwidth(measure: str, c: PoolCounts, variance: str, delta):
     """Half-width of the central (δ/2, 1-δ/2) quantile interval of the count, about its mean.
 
@@ -175,8 +207,8 @@ def exact_count_halfwidth(measure: str, c: PoolCounts, variance: str, delta):
     """
     dist, mean = _dist(measure, c, variance)
     delta = np.asarray(delta, float)
-    lo = dist.ppf(delta / 2.0)
-    hi = dist.ppf(1.0 - delta / 2.0)
+    lo = discrete_ppf(dist, delta / 2.0, mean)
+    hi = discrete_ppf(dist, 1.0 - delta / 2.0, mean)
     return np.maximum(np.maximum(mean - lo, hi - mean), 0.0)
 
 

@@ -30,26 +30,29 @@ def counts_after_labeling(n_pool: int, n_pos: int, n_rule_pos: float, k, strateg
                       tp_l=rate * l_pos, fp_l=rate * l_neg)
 
 
-def smallest_meeting(halfwidth_of, k_max: int, target: float, n_grid: int = 400):
+def smallest_meeting(halfwidth_of, k_max: int, target: float, n_grid: int = 48):
     """Smallest integer k in [0, k_max] with ``halfwidth_of(k) <= target``.
 
-    Scans a grid of ``n_grid`` points, then every integer in the bracket before the first
-    grid hit (the exact hypergeometric half-width is not monotone in k, only nearly so).
-    The result never decreases when ``target`` decreases. Returns ``(k, half_width)`` or
-    ``(None, half_width at k_max)`` when even ``k_max`` fails.
+    Scans a grid of ``n_grid`` points, then refines the bracket before the first grid hit
+    the same way down to single integers (the exact hypergeometric half-width is not
+    monotone in k, only nearly so). Because the first hit of every scan moves left when
+    ``target`` grows, the result never decreases when ``target`` decreases. Returns
+    ``(k, half_width)`` or ``(None, half_width at k_max)`` when even ``k_max`` fails.
     """
-    grid = np.unique(np.rint(np.linspace(0, k_max, min(n_grid, k_max + 1))).astype(np.int64))
-    hw = halfwidth_of(grid)
-    ok = np.flatnonzero(hw <= target)
-    if ok.size == 0:
-        return None, float(hw[-1])
-    j = int(ok[0])
-    if j == 0:
-        return 0, float(hw[0])
-    ks = np.arange(grid[j - 1] + 1, grid[j] + 1)
-    hk = halfwidth_of(ks)
-    i = int(np.flatnonzero(hk <= target)[0])
-    return int(ks[i]), float(hk[i])
+    lo, hi = 0, int(k_max)
+    first = True
+    while True:
+        grid = np.unique(np.rint(np.linspace(lo, hi, min(n_grid, hi - lo + 1))).astype(np.int64))
+        hw = halfwidth_of(grid)
+        ok = np.flatnonzero(hw <= target)
+        if ok.size == 0:
+            if first:
+                return None, float(hw[-1])
+            return hi, float(halfwidth_of(np.array([hi]))[0])  # pragma: no cover
+        j = int(ok[0])
+        if j == 0 or grid[j] - grid[j - 1] == 1:
+            return int(grid[j]), float(hw[j])
+        lo, hi, first = int(grid[j - 1]) + 1, int(grid[j]), False
 
 
 def plan_one(measure, bound, variance, strategy, n_pool, n_pos, n_rule_pos, target, delta):

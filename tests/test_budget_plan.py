@@ -1,0 +1,221 @@
+"""Plans and trade-off points of evalstats.budget.
+
+References: closed forms derived in the test (root finding on the paper's small-budget
+bounds 3.19-3.21), the numbers of ../shared/notes/budget_planning.md §5, §6, §10
+(recomputed from their formulas here where possible), and brute-force scans with
+``bernstein_bound``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import optimize
+from statsmodels.stats.proportion import proportion_confint
+
+from evalstats._budget_bounds import prevalence_sample_size
+from evalstats._warnings import SmallSampleWarning
+from evalstats.budget import bernstein_bound, plan_labels, tradeoff
+
+COVTYPE = dict(n_pool=581_012, prevalence=23_257 / 581_012)
+
+
+def _small_budget_sq(measure, eps, es, er):
+    """Squared half-widths (3.19)-(3.21) without the common factor 4|U| log(2/δ)/|S|²."""
+    if measure == "precision":
+        return eps ** 2 * (1 - eps) / (er * es)
+    if measure == "sensitivity":
+        return er * eps ** 2 * (1 - eps) / es ** 3
+    return (1 - er) * eps * (1 - eps) ** 2 / (1 - es) ** 3
+
+
+@pytest.mark.parametrize("es, er", [(0.04, 0.0172), (0.04, 0.1), (0.0955, 0.3), (0.2, 0.05)])
+@pytest.mark.parametrize("c_sp", [1.0, 3.0])
+def test_equal_bound_points_by_root_finding(es, er, c_sp):
+    t = tradeoff(es, er, costs={"specificity": c_sp}).table.set_index("pair")
+    for pair, other in [("precision-specificity", "precision"),
+                        ("sensitivity-specificity", "sensitivity")]:
+        root = optimize.brentq(
+            lambda e, o=other: _small_budget_sq(o, e, es, er)
+            - c_sp * _small_budget_sq("specificity", e, es, er), 1e-12, 1 - 1e-12, xtol=1e-15)
+        assert t.loc[pair, "eps_unlabeled"] == pytest.approx(root, rel=1e-9)
+    root = optimize.brentq(lambda e: _small_budget_sq("precision", e, es, es)
+                           - c_sp * _small_budget_sq("specificity", e, es, es), 1e-12,
+                           1 - 1e-12, xtol=1e-15)
+    assert t.loc["rule-rate-equals-prevalence", "eps_unlabeled"] == pytest.approx(root, rel=1e-9)
+
+
+def test_alpha_values_of_the_notes_table():
+    # notes §5 (D): covtype eps_S = 0.0400: alpha* (3.29) 0.0434; (3.22) 0.019 / 0.101;
+    # (3.25) 0.103 / 0.016 at eps_R+ = 0.0172 / 0.1. connect-4 eps_S = 0.0955: 0.115;
+    # 0.023 / 0.120; 0.659 / 0.110.
+    es = COVTYPE["prevalence"]
+    for er, pr_sp, se_sp in [(10_000 / 581_012, 0.019, 0.103), (0.1, 0.101, 0.016)]:
+        t = tradeoff(es, er).table.set_index("pair")["alpha"]
+        assert t["precision-specificity"] == pytest.approx(pr_sp, abs=6e-4)
+        assert t["sensitivity-specificity"] == pytest.approx(se_sp, abs=6e-4)
+        assert t["rule-rate-equals-prevalence"] == pytest.approx(0.0434, abs=6e-5)
+    ec = 6449 / 67_557
+    for er, pr_sp, se_sp in [(0.0172, 0.023, 0.659), (0.1, 0.120, 0.110)]:
+        t = tradeoff(ec, er).table.set_index("pair")["alpha"]
+        assert t["precision-specificity"] == pytest.approx(pr_sp, abs=6e-4)
+        assert t["sensitivity-specificity"] == pytest.approx(se_sp, abs=6e-4)
+        assert t["rule-rate-equals-prevalence"] == pytest.approx(0.115, abs=6e-4)
+
+
+def test_positives_to_label_eq_3_23():
+    # notes §5: at alpha* (3.29) on covtype, labeling positives only gives
+    # |L_O+| = (|S_O+| - eps*|S|)/(1 - eps*) = 22,287; with |L| = that, eq 3.23 agrees.
+    es = COVTYPE["prevalence"]
+    eps = es ** 2 / (es ** 2 + (1 - es) ** 2)
+    n_l = (23_257 - eps * 581_012) / (1 - eps)
+    assert round(n_l) == 22_287
+    t = tradeoff(es, es, n_pool=581_012, n_labels=22_287).table.set_index("pair")
+    assert t.loc["rule-rate-equals-prevalence", "n_positive"] == pytest.approx(22_287, abs=1)
+    # eq 3.23 caps at |L|
+    t = tradeoff(es, es, n_pool=581_012, n_labels=100).table
+    assert (t["n_positive"] <= 100).all()
+
+
+def test_plan_reproduces_finite_population_numbers_of_the_notes():
+    # notes §6/§10: covtype, |S_R+| = 10k, Prop-3.1 (paper variance) precision bound.
+    rate = 10_000 / 581_012
+    expected = {0.005: dict(bernstein_paper=13_237, bernstein=3_888),
+                0.0025: dict(bernstein_paper=20_786, bernstein=18_784)}
+    for h, exp in expected.items():
+        p = plan_labels(**COVTYPE, rule_rate=rate, half_width=h, measures=("precision",),
+                        variance="paper")
+        tab = p.table.set_index(["bound", "strategy"])["n_total"]
+        for b, n in exp.items():
+            assert abs(tab[b, "positives"] - n) <= 1
+    p = plan_labels(**COVTYPE, rule_rate=rate, half_width=0.005, measures=("precision",),
+                    variance="paper")
+    tab = p.table.set_index(["bound", "strategy"])["n_total"]
+    assert abs(tab["bernstein_paper", "random"] - 324_832) <= 2  # notes: f = 0.56
+    assert tab["exact", "positives"] == 0  # notes §10: "already met"
+
+
+@pytest.mark.parametrize("bound", ["bernstein", "bernstein_paper", "exact"])
+@pytest.mark.parametrize("measure", ["precision", "sensitivity", "specificity"])
+def test_plan_is_the_smallest_count_meeting_the_target(bound, measure):
+    # brute force: scan every count of positives with bernstein_bound (random rule).
+    kw = dict(n_pool=3000, prevalence=0.05, rule_rate=0.1)
+    h = {"precision": 0.012, "sensitivity": 0.05, "specificity": 0.003}[measure]
+    plan = plan_labels(**kw, half_width=h, measures=(measure,), bound=bound)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hws = np.array([bernstein_bound(measure, n_labeled_positive=k, bound=bound,
+                                        **kw).half_width for k in range(151)])
+    k_star = int(np.flatnonzero(hws <= h)[0])
+    assert plan.n_positive == k_star
+    assert plan.n_total == k_star and plan.n_negative == 0
+
+
+def test_union_bound_and_costs_raise_the_plan():
+    kw = dict(n_pool=20_000, prevalence=0.04, rule_rate=0.05, half_width=0.004,
+              measures=("precision",), bound="bernstein")
+    one = plan_labels(**kw)
+    many = plan_labels(**kw, n_rules=100)
+    costly = plan_labels(**kw, costs={"precision": 4.0})
+    half = plan_labels(**{**kw, "half_width": 0.002})
+    assert many.n_total > one.n_total
+    assert costly.n_total == half.n_total  # variance-scale weight 4 = half the target
+
+
+def test_prevalence_budget_prop_4_1():
+    # Bernstein-4 (eq 4.31): |M| = 4 e(1-e) log(2/d)/h^2 ; exact inversion closed form;
+    # exact: smallest |M| whose Clopper-Pearson interval at the expected count has both
+    # sides within h (checked at |M| and |M| - 1 with statsmodels).
+    e, h, d = 0.04, 0.005, 0.05
+    assert prevalence_sample_size(e, h, d, "bernstein_paper") == int(
+        np.ceil(4 * e * (1 - e) * np.log(2 / d) / h ** 2))
+    m = prevalence_sample_size(e, h, d, "bernstein")
+    lt = np.log(2 / d)
+    assert h * m >= lt / 3 + np.sqrt(lt ** 2 / 9 + 2 * m * e * (1 - e) * lt) - 1e-9
+    assert h * (m - 1) < lt / 3 + np.sqrt(lt ** 2 / 9 + 2 * (m - 1) * e * (1 - e) * lt)
+    m = prevalence_sample_size(e, h, d, "exact")
+
+    def width(n):
+        lo, hi = proportion_confint(round(e * n), n, alpha=d, method="beta")
+        return max(e - lo, hi - e)
+    assert width(m) <= h < width(m - 1)
+    plan = plan_labels(20_000, e, 0.05, half_width=0.01, prevalence_known=False)
+    assert plan.n_prevalence > 0 and plan.n_total >= plan.n_prevalence
+
+
+def test_infeasible_budget_is_explicit():
+    with pytest.warns(SmallSampleWarning, match="Infeasible"):
+        plan = plan_labels(20_000, 0.04, 0.05, half_width=0.001, budget=50)
+    assert not plan.feasible
+    assert "infeasible" in plan.summary().as_text().lower()
+    assert not plan.table["feasible"].all()
+
+
+def test_plan_result_api():
+    plan = plan_labels(20_000, 0.04, 0.05, half_width=0.005)
+    td = plan.tidy()
+    assert set(td["measure"]) == {"precision", "sensitivity", "specificity"}
+    assert {"n_positive", "n_negative", "n_total"} <= set(td.columns)
+    assert plan.glance().shape[0] == 1
+    assert plan.conf_int() == (plan.n_total, plan.n_total)
+    assert plan.n_total == plan.n_positive + plan.n_negative
+    text = plan.summary().as_text()
+    assert "Blind labeling" in text and "Positives to label" in text
+    blind = plan.blind.iloc[0]
+    # eq 4.30: |L|+|B| has positive rate eps_S
+    assert blind["labeled_positives"] / (blind["labeled_positives"] + blind["blind_negatives"]
+                                         ) == pytest.approx(0.04, rel=1e-3)
+    import matplotlib.pyplot as plt
+    assert plan.plot() is not None
+    assert plan.plot(kind="sensitivity-specificity") is not None
+    assert tradeoff(0.04, 0.1).plot() is not None
+    plt.close("all")
+
+
+@settings(max_examples=12)
+@given(h1=st.floats(0.002, 0.05), ratio=st.floats(1.0, 3.0),
+       level=st.floats(0.5, 0.99), bound=st.sampled_from(["exact", "bernstein",
+                                                          "bernstein_paper"]))
+def test_plans_are_monotone(h1, ratio, level, bound):
+    kw = dict(n_pool=5000, prevalence=0.05, rule_rate=0.1, bound=bound)
+    a = plan_labels(**kw, half_width=h1 * ratio, confidence_level=level)
+    b = plan_labels(**kw, half_width=h1, confidence_level=level)
+    c = plan_labels(**kw, half_width=h1, confidence_level=min(level + 0.009, 0.999))
+    assert b.n_total >= a.n_total
+    assert c.n_total >= b.n_total
+    ta, tb = a.table.set_index(["measure", "bound", "strategy"]), b.table.set_index(
+        ["measure", "bound", "strategy"])
+    assert (tb["n_total"] >= ta["n_total"]).all()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(half_width=0.0), "`half_width` must be a finite number in \\(0, 1\\]"),
+    (dict(half_width=-1.0), "`half_width`"),
+    (dict(prevalence=1.0), "`prevalence`"),
+    (dict(rule_rate=0.0), "`rule_rate`"),
+    (dict(measures=("accuracy",)), "`measures` must be one of"),
+    (dict(strategy="greedy"), "`strategy` must be one of"),
+    (dict(costs={"precision": 0}), "costs\\['precision'\\]"),
+    (dict(budget=0), "`budget`"),
+    (dict(prevalence=1e-9), "at least one positive"),
+])
+def test_plan_bad_input(kwargs, match):
+    args = dict(n_pool=1000, prevalence=0.1, rule_rate=0.2, half_width=0.05)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        plan_labels(**args)
+
+
+def test_tradeoff_bad_input():
+    with pytest.raises(ValueError, match="`n_labels` must be given together"):
+        tradeoff(0.1, 0.1, n_pool=100)
+    with pytest.raises(ValueError, match="`n_labels` must be an integer in \\[0, 100\\]"):
+        tradeoff(0.1, 0.1, n_pool=100, n_labels=101)
+    with pytest.raises(TypeError, match="`costs`"):
+        tradeoff(0.1, 0.1, costs=[1, 2])
+    assert isinstance(tradeoff(0.1, 0.2).tidy(), pd.DataFrame)
