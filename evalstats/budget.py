@@ -36,7 +36,7 @@ import pandas as pd
 from . import _budget_bounds as _bb
 from . import _budget_plan as _bp
 from ._budget_estimates import poisson_ratio, stratified_ratio
-from ._result import ConfidenceInterval, EvalResult, _get_ax, wald_interval
+from ._result import ConfidenceInterval, EvalResult, _get_ax
 from ._validation import (
     check_array,
     check_binary_labels,
@@ -779,23 +779,25 @@ class RuleEvaluation(EvalResult):
     """Estimates and intervals of Pr/Se/Sp for many rules (one row per rule and measure).
 
     ``estimate`` is the first row's estimate; ``table`` holds ``rule, measure, estimate,
-    std_error, denominator_total``; intervals are Wald on the linearised standard error,
-    truncated to [0, 1], recomputed at any level.
+    std_error, denominator_total, n_denominator``. Intervals are Clopper-Pearson intervals
+    at the design effective sample size n_eff = p(1-p)/se² (capped at the labeled examples
+    in the denominator; Korn & Graubard 1998), recomputed at any level.
     """
 
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
 
-    def _row_interval(self, est, se, level):
-        lo, hi = wald_interval(est, se, level)
-        return ConfidenceInterval(max(0.0, lo), min(1.0, hi))
+    def _row_interval(self, est, se, n_den, level):
+        return _kg_interval(est, se, n_den, level)
 
     def _interval(self, level):
-        return self._row_interval(self.estimate, self.std_error, level)
+        first = self.table.iloc[0]
+        return self._row_interval(self.estimate, self.std_error, first["n_denominator"], level)
 
     def _tidy_rows(self, level):
         rows = []
         for rec in self.table.to_dict("records"):
-            lo, hi = self._row_interval(rec["estimate"], rec["std_error"], level)
+            lo, hi = self._row_interval(rec["estimate"], rec["std_error"],
+                                        rec["n_denominator"], level)
             rows.append(dict(term=f"{rec['rule']}:{rec['measure']}", estimate=rec["estimate"],
                              std_error=rec["std_error"], conf_low=lo, conf_high=hi,
                              confidence_level=level, method=self.method, rule=rec["rule"],
@@ -832,7 +834,9 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
     Each measure is a ratio of pool totals, e.g. Pr = Σ y r / Σ r. Horvitz-Thompson weights
     w_i = 1/π_i (N_h/n_h under stratified sampling) estimate both totals without bias; the
     ratio is consistent, with the linearised (Taylor) variance of the residuals
-    e_i = (z_i - R̂ x_i)/X̂ (Cochran 1977, Sec. 6.11; Särndal et al. 1992, Sec. 5.6). A
+    e_i = (z_i - R̂ x_i)/X̂ (Cochran 1977, Sec. 6.11; Särndal et al. 1992, Sec. 5.6). The
+    interval is Clopper-Pearson at the effective sample size p(1-p)/se² (Korn & Graubard
+    1998), which keeps coverage near nominal when few labels fall in a stratum. A
     ratio whose denominator total is estimated as 0 is undefined: it is reported as NaN
     with an :class:`~evalstats.UndefinedEstimateWarning` and a note.
 
@@ -892,6 +896,8 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
                   f"wrong (queried rows have positive rate {rate:.3g}).")
     rows = []
     for m in measures:
+        n_den = (r if m == "precision" else np.broadcast_to(
+            (y if m == "sensitivity" else 1 - y)[:, None], r.shape)).sum(axis=0)
         if design.kind == "poisson":
             est, se, xt = poisson_ratio(y, r, design.inclusion_probabilities, m)
         else:
@@ -908,7 +914,7 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
                            "denominator (reported as NaN).")
             rows.append(dict(rule=name, measure=m, estimate=float(est[j]),
                              std_error=float(se[j]) if np.isfinite(est[j]) else float("nan"),
-                             denominator_total=float(xt[j])))
+                             denominator_total=float(xt[j]), n_denominator=int(n_den[j])))
     table = pd.DataFrame(rows)
     method = {"poisson": "Horvitz-Thompson ratio (Poisson)", "stratified":
               "stratified HT ratio", "blind": "blind-labeled subset"}[design.kind]
@@ -919,6 +925,20 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
                           call=dict(function="evaluate_rules", n_rules=len(names),
                                     design=design.kind),
                           notes=notes.as_tuple(), table=table)
+
+
+def _kg_interval(est: float, se: float, n_den: float, level: float) -> ConfidenceInterval:
+    """Korn-Graubard interval: Clopper-Pearson with x = p n_eff successes of n_eff trials."""
+    if not np.isfinite(est):
+        return ConfidenceInterval(float("nan"), float("nan"))
+    from scipy import stats
+
+    n_eff = n_den if se <= 0 else min(n_den, est * (1 - est) / se ** 2)
+    n_eff = max(n_eff, 1.0)
+    x, a = est * n_eff, 1 - level
+    lo = 0.0 if x <= 0 else float(stats.beta.ppf(a / 2, x, n_eff - x + 1))
+    hi = 1.0 if x >= n_eff else float(stats.beta.ppf(1 - a / 2, x + 1, n_eff - x))
+    return ConfidenceInterval(lo, hi)
 
 
 # =========================================================================================

@@ -1,0 +1,200 @@
+"""evaluate_rules (design-based estimates) and guided_sample (retrieval).
+
+References: exact enumeration of every stratified sample of a tiny pool (the estimator's
+design expectation and the expectation of its variance estimator), hand-computed weighted
+ratios, and seeded Monte-Carlo coverage (slow)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from evalstats._warnings import SmallSampleWarning, UndefinedEstimateWarning
+from evalstats.budget import LabelDesign, evaluate_rules, guided_sample
+
+
+def _tiny_pool():
+    # 10 items: 4 positives (stratum 1), 6 negatives (stratum 0); two rules
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
+    r = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0], [0, 0], [1, 1], [0, 0], [0, 1],
+                  [0, 0]])
+    return y, r
+
+
+def test_sensitivity_unbiased_with_exact_variance_by_enumeration():
+    # Strata = oracle label, so the Se denominator total is known exactly (N_pos) and the
+    # estimator is a stratified mean: E[est] = true Se and E[var_hat] = Var[est] exactly.
+    y, r = _tiny_pool()
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    ests, vars_ = [], []
+    for sp in itertools.combinations(pos, 2):
+        for sn in itertools.combinations(neg, 3):
+            idx = np.array(sp + sn)
+            d = LabelDesign.stratified(y[idx], {1: 4, 0: 6})
+            ev = evaluate_rules(y[idx], r[idx], d, measures=("sensitivity", "specificity"))
+            ests.append(ev.table["estimate"].to_numpy())
+            vars_.append(ev.table["std_error"].to_numpy() ** 2)
+    ests, vars_ = np.array(ests), np.array(vars_)
+    true = np.array([2 / 4, 2 / 4, 4 / 6, 4 / 6])  # Se rule0, Se rule1, Sp rule0, Sp rule1
+    np.testing.assert_allclose(ests.mean(axis=0), true, rtol=1e-12)
+    np.testing.assert_allclose(vars_.mean(axis=0), ests.var(axis=0), rtol=1e-12)
+
+
+def test_precision_is_the_weighted_ratio():
+    # hand computation: w = 40/3 for the 3 labeled positives, 960/5 = 192 for negatives
+    y = np.array([1, 1, 1, 0, 0, 0, 0, 0])
+    r = np.array([[1, 0], [1, 1], [0, 1], [1, 0], [0, 0], [0, 1], [0, 0], [0, 0]])
+    ev = evaluate_rules(y, r, LabelDesign.stratified(y, {1: 40, 0: 960}))
+    tab = ev.table.set_index(["rule", "measure"])["estimate"]
+    wp, wn = 40 / 3, 192.0
+    assert tab["rule_0", "precision"] == pytest.approx(2 * wp / (2 * wp + wn), rel=1e-12)
+    assert tab["rule_1", "precision"] == pytest.approx(2 * wp / (2 * wp + wn), rel=1e-12)
+    assert tab["rule_0", "sensitivity"] == pytest.approx(2 / 3, rel=1e-12)
+    assert tab["rule_1", "specificity"] == pytest.approx(4 / 5, rel=1e-12)
+    td = ev.tidy()
+    assert len(td) == 6 and (td["conf_low"] <= td["estimate"]).all()
+    assert (td["conf_high"] <= 1).all() and (td["conf_low"] >= 0).all()
+
+
+def test_poisson_design_matches_hand_computation():
+    y = np.array([1, 0, 1, 0, 0])
+    r = np.array([1, 1, 0, 0, 1])
+    pi = np.array([0.5, 0.1, 0.5, 0.2, 0.1])
+    ev = evaluate_rules(y, pd.DataFrame({"R": r}), LabelDesign.poisson(pi),
+                        measures=("precision",))
+    num, den = 1 / 0.5, 1 / 0.5 + 1 / 0.1 + 1 / 0.1
+    est = num / den
+    e = (y * r - est * r) / den
+    var = np.sum((1 - pi) / pi ** 2 * e ** 2)
+    assert ev.estimate == pytest.approx(est, rel=1e-12)
+    assert ev.std_error == pytest.approx(np.sqrt(var), rel=1e-12)
+    assert ev.term == "R:precision"
+
+
+def test_blind_design_is_the_unweighted_subset_estimate():
+    y = np.array([1, 1, 0, 0, 0, 0])
+    blind = np.array([False, False, False, True, True, True])
+    r = {"a": [1, 0, 1, 0, 1, 0]}
+    ev = evaluate_rules(y, r, LabelDesign.blind(blind, n_pool=1000))
+    tab = ev.table.set_index("measure")["estimate"]
+    assert tab["precision"] == pytest.approx(1 / 3)
+    assert tab["sensitivity"] == pytest.approx(1 / 2)
+    assert tab["specificity"] == pytest.approx(2 / 4)
+    assert any("Blind labeling" in n for n in ev.notes)
+    with pytest.raises(ValueError, match="`labels` must be 0 on every blind-labeled row"):
+        evaluate_rules(np.array([1, 1, 0, 0, 0, 1]), r, LabelDesign.blind(blind, 1000))
+
+
+def test_undefined_and_single_label_strata_are_marked():
+    y = np.array([1, 0, 0])
+    r = np.array([[0], [0], [0]])
+    with pytest.warns(UndefinedEstimateWarning, match="precision of rule_0 is undefined"):
+        with pytest.warns(SmallSampleWarning, match="single label"):
+            ev = evaluate_rules(y, r, LabelDesign.stratified(y, {1: 5, 0: 50}))
+    assert np.isnan(ev.table["estimate"].iloc[0])
+    assert any("undefined" in n for n in ev.notes)
+
+
+def test_evaluate_rules_bad_input():
+    y = np.array([1, 0, 1])
+    with pytest.raises(ValueError, match="`rules` must be one row per labeled example"):
+        evaluate_rules(y, np.ones((4, 2)), LabelDesign.simple(10, 3))
+    with pytest.raises(ValueError, match="`rules` must be predictions coded 0/1"):
+        evaluate_rules(y, np.full((3, 1), 0.5), LabelDesign.simple(10, 3))
+    with pytest.raises(TypeError, match="`design` must be a LabelDesign"):
+        evaluate_rules(y, np.ones((3, 1)), {"strata": [0, 0, 0]})
+    with pytest.raises(ValueError, match="`labels` must be binary"):
+        evaluate_rules([2, 0, 1], np.ones((3, 1)), LabelDesign.simple(10, 3))
+    with pytest.raises(ValueError, match="`stratum_sizes` must be a size for every stratum"):
+        LabelDesign.stratified([0, 1], {0: 5})
+    with pytest.raises(ValueError, match="at least the 2 labeled"):
+        LabelDesign.stratified([0, 0], {0: 1})
+    with pytest.raises(ValueError, match="`inclusion_probabilities` must be in \\(0, 1\\]"):
+        LabelDesign.poisson([0.0, 0.5])
+    with pytest.raises(ValueError, match="`design.strata` must be of length 3"):
+        evaluate_rules(y, np.ones((3, 1)), LabelDesign.stratified([0, 0], {0: 10}))
+
+
+@pytest.mark.slow
+def test_stratified_precision_coverage_monte_carlo():
+    # 400 seeded replications on the bundled sim_pool: stratify by the surrogate `pred`,
+    # oversample predicted positives; 95 % Wald intervals for the precision of 3 rules.
+    from evalstats import datasets
+
+    pool = datasets.load("sim_pool")
+    y = pool["label"].to_numpy()
+    s = pool["pred"].to_numpy()
+    rng = np.random.default_rng(11)
+    rules = (rng.random((len(y), 3)) < np.array([0.05, 0.1, 0.2])) | (
+        pool["prob"].to_numpy()[:, None] > np.array([0.3, 0.5, 0.7]))
+    truth = (rules & (y[:, None] == 1)).sum(0) / rules.sum(0)
+    sizes = {h: int((s == h).sum()) for h in (0, 1)}
+    n_h = {0: 300, 1: min(150, sizes[1])}
+    hits, n_rep = np.zeros(3), 400
+    for _ in range(n_rep):
+        idx = np.concatenate([rng.choice(np.flatnonzero(s == h), n_h[h], replace=False)
+                              for h in (0, 1)])
+        ev = evaluate_rules(y[idx], rules[idx].astype(int),
+                            LabelDesign.stratified(s[idx], sizes), measures=("precision",))
+        td = ev.tidy()
+        hits += (td["conf_low"].to_numpy() <= truth) & (truth <= td["conf_high"].to_numpy())
+    cover = hits / n_rep
+    se = np.sqrt(0.95 * 0.05 / n_rep)
+    print("coverage", cover, "binomial SE", se)
+    assert (cover >= 0.95 - 3 * se).all()
+
+
+# -- guided retrieval --------------------------------------------------------------------
+def _toy(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 3))
+    y = ((x[:, 0] > 1.5) & (x[:, 1] > -0.5)).astype(int)
+    return x, y
+
+
+def test_guided_retrieves_more_positives_than_random_and_is_reproducible():
+    x, y = _toy()
+    g = guided_sample(x, y, 300, n_seed=60, batch_size=10, rng=5)
+    g2 = guided_sample(x, y, 300, n_seed=60, batch_size=10, rng=5)
+    rnd = guided_sample(x, y, 300, strategy="random", rng=5)
+    np.testing.assert_array_equal(g.indices, g2.indices)
+    assert len(np.unique(g.indices)) == 300
+    np.testing.assert_array_equal(g.labels, y[g.indices])
+    # random sampling: positives ~ Hypergeom; guided far above its 99.9 % quantile
+    q = stats.hypergeom(len(y), y.sum(), 300).ppf(0.999)
+    assert g.labels.sum() > q
+    assert rnd.labels.sum() <= stats.hypergeom(len(y), y.sum(), 300).ppf(0.9999)
+    assert g.positives_curve()[-1] == g.labels.sum()
+    import matplotlib.pyplot as plt
+    assert g.plot() is not None
+    plt.close("all")
+
+
+def test_callable_oracle_gives_the_same_sample():
+    x, y = _toy(1000, 1)
+    calls = []
+
+    def oracle(idx):
+        calls.append(len(idx))
+        return y[idx]
+
+    a = guided_sample(x, oracle, 120, n_seed=40, batch_size=20, rng=3)
+    b = guided_sample(x, y, 120, n_seed=40, batch_size=20, rng=3)
+    np.testing.assert_array_equal(a.indices, b.indices)
+    assert calls[0] == 40 and sum(calls) == 120
+
+
+def test_guided_sample_bad_input():
+    x, y = _toy(200, 2)
+    with pytest.raises(ValueError, match="`n_labels` must be an integer in \\[1, 200\\]"):
+        guided_sample(x, y, 500)
+    with pytest.raises(ValueError, match="`oracle` must be one label per row"):
+        guided_sample(x, y[:10], 50)
+    with pytest.raises(ValueError, match="`strategy` must be one of"):
+        guided_sample(x, y, 50, strategy="active")
+    with pytest.raises(ValueError, match="`oracle` must return 10 labels"):
+        guided_sample(x, lambda idx: np.zeros(3), 50, n_seed=10)
