@@ -511,9 +511,12 @@ class LabelPlan(EvalResult):
         rows = []
         for rec in self.table.to_dict("records"):
             term = f"{rec['measure']}[{rec['bound']},{rec['strategy']}]"
+            extra = {k: rec[k] for k in ("measure", "bound", "strategy", "n_positive",
+                                         "n_negative", "n_total", "achieved_half_width",
+                                         "alpha", "feasible")}
             rows.append(dict(term=term, estimate=float(rec["n_total"]), std_error=None,
                              conf_low=float(rec["n_total"]), conf_high=float(rec["n_total"]),
-                             confidence_level=level, method=rec["bound"], **rec))
+                             confidence_level=level, method=rec["bound"], **extra))
         return rows
 
     def _glance_extra(self):

@@ -1,0 +1,33 @@
+"""The ``evalstats plan`` subcommand and the budget part of ``evalstats demo``."""
+
+from __future__ import annotations
+
+from evalstats.cli import main
+from evalstats.cli.plan import demo_results
+
+
+def test_plan_prints_the_plan(capsys):
+    rc = main(["plan", "--pool-size", "20000", "--prevalence", "0.04", "--rule-rate", "0.05",
+               "--half-width", "0.01", "--measures", "precision,sensitivity",
+               "--bound", "bernstein"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "Labeling plan" in out and "Positives to label" in out
+    assert "sensitivity[bernstein,positives]" in out
+
+
+def test_plan_bad_input_and_infeasible(capsys):
+    assert main(["plan", "--pool-size", "100", "--prevalence", "1.5", "--rule-rate", "0.1",
+                 "--half-width", "0.1"]) == 2
+    assert "`prevalence` must be" in capsys.readouterr().err
+    rc = main(["plan", "--pool-size", "20000", "--prevalence", "0.04", "--rule-rate", "0.05",
+               "--half-width", "0.001", "--budget", "10", "--measures", "precision"])
+    assert rc == 1
+    assert "infeasible" in capsys.readouterr().out.lower()
+
+
+def test_demo_results_fast():
+    res = demo_results(fast=True, seed=1)
+    assert len(res) == 2
+    assert res[0].n_total > 0
+    assert len(res[1].tidy()) == 9
