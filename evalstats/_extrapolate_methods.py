@@ -203,7 +203,13 @@ class Polynomial(Method):
     r"""Moment method of the 2016 drafts: :math:`D(u)` a Bernstein polynomial of degree
     ``d`` in :math:`x = \Phi(\Phi^{-1}(u)/s)` with nondecreasing coefficients in [0, 1]
     (monotone, ``D >= 0``, ``D(1) <= 1``), least squares to :math:`1-\mathrm{ATA}_k` in
-    cvxpy; optionally constrained to reproduce the observed ATA at the fitted k."""
+    cvxpy; optionally constrained to reproduce the observed ATA at the fitted k.
+
+    The Nov-2016 draft regresses costs on powers of a noisy estimate of ``U`` and needs a
+    covariate (errors-in-variables) adjustment; here the responses ATA_k are already the
+    unbiased U-statistics of ``E[U^(k-1)]`` and the design ``H`` is exact, so that
+    adjustment does not apply. (The draft's normaliser ``(k-h)!/(zeta^h k!)`` should read
+    ``(k-1-h)!/(zeta^h (k-1)!)``; not needed here.)"""
 
     name = "polynomial"
 
@@ -342,7 +348,9 @@ class KDE(Method):
     r"""Kay et al. (2008), JMLR sec. 3.5: per test point, :math:`a_x` = the Gaussian-KDE
     probability that a wrong-class score is below the true-class score;
     :math:`\mathrm{acc}_k = \mathrm{mean}_x\, a_x^{k-1}`. Bandwidth: Silverman's rule per
-    test point times ``cand`` (R's ``ucv``/``bcv`` selectors are not used)."""
+    test point times ``cand`` (R's ``ucv``/``bcv`` selectors are not used). The JMLR text
+    prints ``1 - (1 - a)^(k-1)``; the exponentiation ``a^(k-1)`` is the correct form (the
+    truth wins iff all ``k - 1`` wrong classes score lower)."""
 
     name = "kde"
     needs_scores = True

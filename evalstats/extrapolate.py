@@ -108,8 +108,8 @@ class AccuracyExtrapolation(EvalResult):
             confidence_level)
         ks = np.atleast_1d(np.asarray(k))
         if ks.dtype.kind not in "iuf" or ks.ndim != 1 or not np.all(np.isfinite(ks)) \
-                or ks.min() < 1:
-            raise fail("k", "positive numbers of classes (int or 1-d array)", value=k)
+                or ks.min() < 2:
+            raise fail("k", "numbers of classes >= 2 (an int or a 1-d array)", value=k)
         if ks.max() > 10 * self.k1:
             warnings.warn(f"Predicting k = {int(ks.max())} from k1 = {self.k1} classes "
                           f"(ratio {ks.max() / self.k1:.3g} > 10): beyond the range the "
@@ -375,10 +375,10 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = "regression", *,
         notes.warn(ExtrapolationWarning,
                    f"k_target / k1 = {max(targets) / k1:.3g} > 10: the papers validate "
                    "extrapolation only up to about ten times the observed classes.")
-    if ata[-1] > 1 - 1 / (r * k1):
+    if ata[-1] > min(0.99, 1 - 1 / (r * k1)):
         notes.warn(ExtrapolationWarning,
-                   f"Observed accuracy {ata[-1]:.4f} is at the resolution limit "
-                   f"1 - 1/(r k1) = {1 - 1 / (r * k1):.4f}: the data cannot distinguish "
+                   f"Observed accuracy {ata[-1]:.4f} is near 1 (resolution limit "
+                   f"1 - 1/(r k1) = {1 - 1 / (r * k1):.4f}): the data cannot distinguish "
                    "near-perfect discriminability, predictions for larger k are unreliable.")
 
     # (2) subsampling over classes: CV, back-test and band

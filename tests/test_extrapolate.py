@@ -281,6 +281,20 @@ def test_parallel_identical(sim):
     pd.testing.assert_frame_equal(a.predict([200, 500]), b.predict([200, 500]))
 
 
+def test_near_perfect_accuracy_warns(rng):
+    k1 = 20
+    y = np.repeat(np.arange(k1), 5)
+    s = rng.standard_normal((100, k1)) + 50.0 * (np.arange(k1)[None, :] == y[:, None])
+    with pytest.warns(ExtrapolationWarning, match="near 1"):
+        fit = extrapolate_accuracy(s, y, method="hd", rng=0, n_subsamples=3)
+    assert any("near 1" in n for n in fit.notes)
+
+
+def test_predict_rejects_k_below_2(default_fit):
+    with pytest.raises(ValueError, match="`k` must be numbers of classes >= 2"):
+        default_fit.predict([1, 5])
+
+
 def test_small_k1_warns(rng):
     s = rng.standard_normal((40, 6))
     y = np.repeat(np.arange(6), [7, 7, 7, 7, 6, 6])
