@@ -198,3 +198,27 @@ def test_guided_sample_bad_input():
         guided_sample(x, y, 50, strategy="active")
     with pytest.raises(ValueError, match="`oracle` must return 10 labels"):
         guided_sample(x, lambda idx: np.zeros(3), 50, n_seed=10)
+
+
+def test_experiment_plugin_equals_bernstein_bound_mean():
+    # the vignette/benchmark plug-in estimator is eq 3.4/3.8/3.10, i.e. BoundResult.estimate
+    from evalstats._budget_experiment import plugin_measures, random_rules, subset_measures
+    from evalstats.budget import bernstein_bound
+
+    rng = np.random.default_rng(3)
+    y = (rng.random(500) < 0.1).astype(int)
+    rules = random_rules(500, 60, 2, rng)
+    assert (rules.sum(0) == 60).all()
+    idx = rng.choice(500, 80, replace=False)
+    est = plugin_measures(y, rules, idx)
+    yl, r = y[idx].astype(bool), rules[idx, 0]
+    for k, m in enumerate(("precision", "sensitivity", "specificity")):
+        res = bernstein_bound(m, n_pool=500, n_pool_positive=int(y.sum()), n_rule_positive=60,
+                              n_labeled_positive=int(yl.sum()),
+                              n_labeled_negative=int((~yl).sum()),
+                              rule_hits_positive=int((r & yl).sum()),
+                              rule_hits_negative=int((r & ~yl).sum()))
+        assert est[k][0] == pytest.approx(res.estimate, rel=1e-12)
+    # with every example labeled the subset estimate is the truth
+    full = subset_measures(y, rules, np.arange(500))
+    assert full[0][0] == pytest.approx((rules[:, 0] & (y == 1)).sum() / 60)
