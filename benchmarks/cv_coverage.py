@@ -220,4 +220,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # thousands of tiny fits: threaded BLAS only adds overhead
+        main()

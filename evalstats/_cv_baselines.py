@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ._cv_draws import fit_predict
+from ._cv_draws import fit_predict, single_threaded
 from ._parallel import map_replicates
 
 __all__ = ["BASELINES", "baseline_scores", "baseline_interval"]
@@ -45,8 +45,9 @@ class _SplitTask:
             parts = [(perm[:h], perm[h:]), (perm[h:], perm[:h])]
         else:
             parts = [(perm[:self.train_size], perm[self.train_size:])]
-        return np.array([[_score(fit_predict(est, self.X, self.y, tr, te, self.loss))
-                          for est in self.estimators] for tr, te in parts])
+        with single_threaded():
+            return np.array([[_score(fit_predict(est, self.X, self.y, tr, te, self.loss))
+                              for est in self.estimators] for tr, te in parts])
 
 
 def baseline_scores(method: str, estimators: Sequence[Any], X, y, train_size: int,

@@ -346,10 +346,16 @@ def _finish_variance(agg, g, n, notes):
     return float(np.sqrt(fallback)), True
 
 
-def _common_call(function, g, loss, method, n_draws, mc_tol, interval, confidence_level):
-    return dict(function=function, train_size=g, loss=getattr(loss, "__name__", loss),
-                method=method, n_draws=n_draws, mc_tol=mc_tol, interval=interval,
-                confidence_level=confidence_level)
+def _common_call(function, g, loss, method, n_draws, mc_tol, interval, confidence_level,
+                 n_splits):
+    call = dict(function=function, train_size=g, loss=getattr(loss, "__name__", loss),
+                method=method)
+    if method == "ustat":
+        call.update(n_draws=n_draws, mc_tol=mc_tol, interval=interval)
+    elif method != "5x2cv":
+        call.update(n_splits=n_splits)
+    call.update(confidence_level=confidence_level)
+    return call
 
 
 def _check_draw_args(n_draws, mc_tol, max_draws, n_jobs, interval):
@@ -483,17 +489,18 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
                                                             n_jobs, interval)
     n = len(y)
     call = _common_call("cv_error_ci", g, loss, method, n_draws, mc_tol, interval,
-                        confidence_level)
+                        confidence_level, n_splits)
     term = "auc" if loss == "auc" else "expected loss"
     if method != "ustat":
         return _baseline_result(method, [estimator], X, y, g, loss, n_splits, rng, n_jobs,
                                 progress, confidence_level, call, term)
     if interval is None:
         interval = "log" if bounds[0] >= 0 and loss != "auc" else "t"
+    call["interval"] = interval
     rows, agg, notes = _run_draws([estimator], X, y, g, loss, bounds, n_draws, mc_tol,
                                   max_draws, rng, n_jobs, progress, stream=0)
     se, fallback = _finish_variance(agg, g, n, notes)
-    if n < 4 * (g + 1):
+    if n < 3 * (g + 1):
         notes.add(f"n = {n} is close to the minimum 2g + 2 = {2 * g + 2}: the normal "
                   "approximation is rough and coverage tends to be below nominal.")
     hb, hn = _hoeffding(bounds, agg["variance"], mc_tol, agg["n_draws"])
@@ -605,7 +612,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         raise fail("names", "a pair of two strings", value=names)
     n = len(y)
     call = _common_call("compare_learners", g, loss, method, n_draws, mc_tol, "t",
-                        confidence_level)
+                        confidence_level, n_splits)
     term = "auc" if loss == "auc" else "expected loss"
     if method != "ustat":
         return _baseline_result(method, [est_a, est_b], X, y, g, loss, n_splits, rng,

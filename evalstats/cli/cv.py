@@ -1,0 +1,107 @@
+"""``evalstats cv``: interval for the expected error of a learner trained on g observations."""
+
+from __future__ import annotations
+
+import numpy as np
+
+ORDER = 20
+
+_CLASSIFIERS = ("logistic", "tree", "knn")
+_REGRESSORS = ("linear", "tree", "knn")
+
+
+def make_model(name: str, train_size: int, regression: bool = False):
+    """A scikit-learn estimator by short name (``logistic``/``linear``, ``tree``, ``knn``)."""
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    from .._validation import check_option
+
+    check_option(name, "model", _REGRESSORS if regression else _CLASSIFIERS)
+    k = max(1, min(5, train_size))
+    if regression:
+        return {"linear": LinearRegression(), "tree": DecisionTreeRegressor(max_depth=4),
+                "knn": make_pipeline(StandardScaler(), KNeighborsRegressor(k))}[name]
+    return {"logistic": make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)),
+            "tree": DecisionTreeClassifier(max_depth=4),
+            "knn": make_pipeline(StandardScaler(), KNeighborsClassifier(k))}[name]
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "cv", help="CI for the expected error of a learner (U-statistic variance)",
+        description="Confidence interval for θ(g), the expected loss of a learner trained "
+                    "on g observations (Fuchs et al. 2013), from a CSV file. Needs n >= 2g+2.")
+    p.add_argument("--data", required=True, help="CSV file (gzip allowed)")
+    p.add_argument("--target", required=True, help="name of the label column")
+    p.add_argument("--model", default="logistic",
+                   help="logistic|tree|knn (classification) or linear|tree|knn with "
+                        "--loss squared (default logistic)")
+    p.add_argument("--train-size", type=int, required=True, help="learning-set size g")
+    p.add_argument("--loss", default="zero_one", help="zero_one|squared|log|auc")
+    p.add_argument("--method", default="ustat", help="ustat|naive_t|corrected_t|5x2cv")
+    p.add_argument("--compare", metavar="MODEL", default=None,
+                   help="also compare with a second model on the same draws")
+    p.add_argument("--n-draws", type=int, default=None, help="initial draws (default 1000)")
+    p.add_argument("--max-draws", type=int, default=None)
+    p.add_argument("--confidence-level", type=float, default=0.95)
+    p.add_argument("--n-jobs", type=int, default=None)
+    p.add_argument("--seed", type=int, default=None)
+    p.set_defaults(func=run)
+
+
+def _read(path: str, target: str):
+    import pandas as pd
+
+    from .._validation import fail
+
+    df = pd.read_csv(path)
+    if target not in df.columns:
+        raise fail("--target", f"a column of {path}", value=target)
+    X = df.drop(columns=[target]).select_dtypes("number")
+    if X.shape[1] == 0:
+        raise fail("--data", "a CSV with at least one numeric feature column",
+                   got="no numeric column besides the target")
+    return X.to_numpy(float), df[target].to_numpy()
+
+
+def run(args) -> int:
+    from ..cv_variance import compare_learners, cv_error_ci
+
+    X, y = _read(args.data, args.target)
+    regression = args.loss == "squared"
+    model = make_model(args.model, args.train_size, regression)
+    kw = dict(train_size=args.train_size, loss=args.loss, method=args.method,
+              n_draws=args.n_draws, max_draws=args.max_draws,
+              confidence_level=args.confidence_level, rng=args.seed, n_jobs=args.n_jobs)
+    if args.compare:
+        other = make_model(args.compare, args.train_size, regression)
+        res = compare_learners(model, other, X, y, names=(args.model, args.compare), **kw)
+    else:
+        res = cv_error_ci(model, X, y, **kw)
+    print(res.summary().as_text())
+    return 0
+
+
+def demo_results(fast: bool, seed: int = 2026) -> list:
+    """U-statistic CI (naive Bayes) and a comparison with the majority guess on a small
+    simulation; DeLong's AUC interval on the bundled ``sim_pool``."""
+    from sklearn.dummy import DummyClassifier
+    from sklearn.naive_bayes import GaussianNB
+
+    from .. import datasets
+    from ..cv_variance import compare_learners, cv_error_ci
+    from ..holdout import auc_ci
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.logistic(size=60) > 0).astype(int)
+    kw = dict(train_size=15, n_draws=100 if fast else 1000, rng=seed,
+              mc_tol=None if fast else 0.1, max_draws=None if fast else 4000, progress=False)
+    one = cv_error_ci(GaussianNB(), X, y, **kw)
+    two = compare_learners(GaussianNB(), DummyClassifier(), X, y, **kw)
+    pool = datasets.load("sim_pool")
+    return [one, two, auc_ci(pool["label"].to_numpy(), pool["prob"].to_numpy())]

@@ -1,0 +1,48 @@
+"""``evalstats cv`` end to end on a small CSV, and the demo contribution."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from evalstats.cli import main
+from evalstats.cli.cv import demo_results
+
+
+def _csv(tmp_path, rng):
+    X = rng.normal(size=(50, 3))
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    df["cls"] = (X[:, 0] + rng.normal(size=50) > 0).astype(int)
+    df["txt"] = "ignored"
+    path = tmp_path / "d.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_cv_command_prints_summary(tmp_path, rng, capsys):
+    path = _csv(tmp_path, rng)
+    rc = main(["cv", "--data", str(path), "--target", "cls", "--model", "tree",
+               "--train-size", "10", "--n-draws", "40", "--max-draws", "40", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "Expected loss of a learner" in out and "Learning-set size g" in out
+    rc = main(["cv", "--data", str(path), "--target", "cls", "--model", "knn", "--compare",
+               "logistic", "--train-size", "10", "--method", "corrected_t", "--seed", "1"])
+    assert rc == 0 and "knn - logistic" in capsys.readouterr().out
+
+
+def test_cv_command_errors(tmp_path, rng, capsys):
+    path = _csv(tmp_path, rng)
+    assert main(["cv", "--data", str(path), "--target", "nope", "--train-size", "5"]) == 2
+    assert "`--target` must be a column" in capsys.readouterr().err
+    assert main(["cv", "--data", str(path), "--target", "cls", "--model", "svm",
+                 "--train-size", "5"]) == 2
+    assert "`model` must be one of" in capsys.readouterr().err
+    assert main(["cv", "--data", str(path), "--target", "cls", "--train-size", "30"]) == 2
+    assert "2g + 2" in capsys.readouterr().err
+
+
+def test_demo_results_fast():
+    res = demo_results(fast=True)
+    assert len(res) == 3
+    assert all(np.isfinite(r.estimate) for r in res)
+    assert res[1].p_value < 0.05  # logistic beats the majority-class guess
