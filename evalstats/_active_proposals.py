@@ -58,18 +58,19 @@ class Pool:
     def headline_pred(self) -> np.ndarray:
         return self.preds[:, 0]
 
-    def prob_of_prediction(self) -> np.ndarray:
-        """``p(f(x) | x)`` for the headline model."""
-        f = self.headline_pred
-        if self.probs.ndim == 1:
-            return np.where(f == 1, self.probs, 1.0 - self.probs)
-        return self.probs[np.arange(self.size), f.astype(int)]
+    def prob_of_prediction(self, idx: np.ndarray | None = None) -> np.ndarray:
+        """``p(f(x) | x)`` for the headline model (on the items ``idx``, default all)."""
+        f = self.headline_pred if idx is None else self.headline_pred[idx]
+        probs = self.probs if idx is None else self.probs[idx]
+        if probs.ndim == 1:
+            return np.where(f == 1, probs, 1.0 - probs)
+        return probs[np.arange(len(f)), f.astype(int)]
 
-    def log_odds(self) -> np.ndarray:
+    def log_odds(self, idx: np.ndarray) -> np.ndarray:
         """The model's log-odds of the positive class (binary) or of its prediction."""
         if self.variance is not None:
-            return self.probs
-        p = self.probs if self.probs.ndim == 1 else self.prob_of_prediction()
+            return self.probs[idx]
+        p = self.probs[idx] if self.probs.ndim == 1 else self.prob_of_prediction(idx)
         p = np.clip(p, 1e-12, 1 - 1e-12)
         return np.log(p) - np.log1p(-p)
 
@@ -232,12 +233,17 @@ def mix_uniform(shape: np.ndarray, epsilon: float, notes: Notes) -> np.ndarray:
     return q
 
 
-def expected_variance(r: np.ndarray, q: np.ndarray, ew: float) -> float:
-    """Model-expected asymptotic variance ``σ̃²_q = Σ p² r / q / E_p[w]²`` with ``p = 1/N``."""
+def expected_variance(r: np.ndarray, q: np.ndarray | float, ew: float) -> float:
+    """Model-expected asymptotic variance ``σ̃²_q = Σ p² r / q / E_p[w]²`` with ``p = 1/N``.
+
+    ``q`` may be a scalar (uniform sampling: ``1/N``); terms with ``r = 0`` contribute 0.
+    """
     n = r.shape[0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(r > 0, r / q, 0.0)
-    return float(terms.sum() / n ** 2 / ew ** 2)
+    if np.ndim(q) == 0:
+        total = float(r.sum()) / float(q)
+    else:
+        total = float(np.divide(r, q, out=np.zeros_like(r), where=r > 0).sum())
+    return total / n ** 2 / ew ** 2
 
 
 # -- result --------------------------------------------------------------------------------
@@ -333,4 +339,4 @@ def plot_sample(pool: Pool, q: np.ndarray) -> dict[str, np.ndarray]:
     """A fixed subsample of (log-odds, q, prediction) for plotting a large pool."""
     n = pool.size
     idx = np.arange(n) if n <= _PLOT_SAMPLE else np.linspace(0, n - 1, _PLOT_SAMPLE).astype(int)
-    return dict(plot_x=pool.log_odds()[idx], plot_q=q[idx], plot_pred=pool.headline_pred[idx])
+    return dict(plot_x=pool.log_odds(idx), plot_q=q[idx], plot_pred=pool.headline_pred[idx])

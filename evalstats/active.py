@@ -89,10 +89,9 @@ def _build_proposal(pool: Pool, spec: MeasureSpec, kind: str, epsilon: float,
         q = np.full(n, 1.0 / n)
     else:
         q = mix_uniform(shape, epsilon, notes)
-    uniform = np.full(n, 1.0 / n)
     ok = np.isfinite(g) and ew > 0
     var_q = expected_variance(r, q, ew) if ok else float("nan")
-    var_p = expected_variance(r, uniform, ew) if ok else float("nan")
+    var_p = expected_variance(r, 1.0 / n, ew) if ok else float("nan")
     return Proposal(estimate=g, std_error=None, method=f"Theorem 1 ({criterion})"
                     if kind != "passive" else "uniform", term=spec.name, n=n,
                     n_unit="pool items", call=call or {}, notes=notes.as_tuple(), q=q, kind=kind,
@@ -197,14 +196,14 @@ def optimal_proposal(scores: Any, measure: str = "f1", *, predictions: Any = Non
     shape, r, g, ew = general_radicand(probs, preds, label_set, loss, weight, criterion)
     notes = Notes()
     q = mix_uniform(shape, epsilon, notes)
-    uniform = np.full(len(q), 1.0 / len(q))
     ok = np.isfinite(g) and ew > 0
     pool.preds = preds.reshape(-1, 1)
     return Proposal(estimate=g, std_error=None, method=f"Theorem 1 ({criterion})",
                     term="generalized risk", n=len(q), n_unit="pool items", call=call,
                     notes=notes.as_tuple(), q=q, epsilon=epsilon, criterion=criterion,
                     expected_variance=expected_variance(r, q, ew) if ok else float("nan"),
-                    passive_variance=expected_variance(r, uniform, ew) if ok else float("nan"),
+                    passive_variance=expected_variance(r, 1.0 / len(q), ew) if ok else float(
+                        "nan"),
                     mean_weight=ew, **plot_sample(pool, q))
 
 
@@ -322,6 +321,7 @@ class ActiveEvaluator:
         self._last: Proposal | None = None
         self._last_kind = config["proposal"]
         self._notes = Notes()
+        self._cdf: tuple | None = None
 
     # -- persistence -------------------------------------------------------------------------
     def _pool_frame(self) -> pd.DataFrame:
@@ -447,7 +447,9 @@ class ActiveEvaluator:
         if batch_size > available:
             raise fail("batch_size", f"at most the {available} unlabeled items the proposal "
                        "can still draw", value=batch_size)
-        cdf = np.cumsum(q)
+        if self._cdf is None or self._cdf[0] is not prop:
+            self._cdf = (prop, np.cumsum(q))
+        cdf = self._cdf[1]
         new: list[int] = []
         seq0 = len(self._draw_idx)
         while len(new) < batch_size:

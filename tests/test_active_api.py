@@ -378,3 +378,26 @@ def test_no_warning_on_healthy_run(pool):
     with warnings.catch_warnings():
         warnings.simplefilter("error", UndefinedEstimateWarning)
         active_evaluate(pool["prob"], lambda i: truth[i], 300, predictions=pool["pred"], rng=0)
+
+
+def test_absolute_criterion_by_hand():
+    """activeeval's deterministic variant: q ∝ Σ_y p(y|x) |w (ℓ − G̃)| (F1, by hand)."""
+    p1 = np.array([0.9, 0.6, 0.3, 0.05])
+    f = np.array([1, 1, 0, 0.0])
+    prop = optimal_proposal(p1, "f1", predictions=f, epsilon=0.0, criterion="absolute")
+    g = np.sum(f * p1) / np.sum(0.5 * f + 0.5 * p1)
+    c = np.where(f == 1, p1 * (1 - g) + (1 - p1) * 0.5 * g, p1 * 0.5 * g)
+    np.testing.assert_allclose(prop.q, c / c.sum(), rtol=1e-12)
+
+
+def test_string_ids_survive_the_session_file(tmp_path):
+    p1 = np.linspace(0.01, 0.99, 60)
+    ids = np.array([f"item-{i}" for i in range(60)])
+    truth = dict(zip(ids, (p1 > 0.5).astype(int), strict=True))
+    ev = ActiveEvaluator(p1, "recall", ids=ids, rng=0, path=tmp_path / "s.db")
+    got = ev.query(10)
+    assert all(str(g).startswith("item-") for g in got)
+    ev.update(got, [truth[g] for g in got])
+    ev2 = ActiveEvaluator.open(tmp_path / "s.db")
+    assert ev2.result().estimate == ev.result().estimate
+    assert set(ev2.result().sample.item_ids) == set(got)
