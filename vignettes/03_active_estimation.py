@@ -28,7 +28,7 @@ from evalstats.active import active_budget, active_evaluate, optimal_proposal
 
 FAST = os.environ.get("EVALSTATS_VIGNETTE_FAST") == "1"
 OUT = Path(os.environ.get("EVALSTATS_VIGNETTE_OUT", "."))
-REPS = 25 if FAST else 300
+REPS = 15 if FAST else 300
 BUDGETS = (50, 100, 200) if FAST else (100, 200, 500, 1000)
 HAVE_SHARED = es.datasets.find_shared_datasets() is not None
 if not HAVE_SHARED:
@@ -139,7 +139,7 @@ if HAVE_SHARED:
 
     enron = es.datasets.load("enron_spam")
     if FAST:
-        enron = enron.groupby("user").sample(n=700, random_state=0)
+        enron = enron.groupby("user").sample(n=500, random_state=0)
     text = (enron["subject"].fillna("") + " " + enron["body"].fillna("").str[:3000])
     vec = HashingVectorizer(n_features=2 ** 18, alternate_sign=False, norm="l2")
     xt = vec.transform(text)
