@@ -191,7 +191,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     reps = args.reps or (20 if args.quick else 500)
     draws = args.draws or (300 if args.quick else 3000)
-    ns = {"ols": [30, 60] if args.quick else [30, 40, 50, 60],
+    ns = {"ols": [30, 60] if args.quick else [30, 45, 60],
           "clf": [40] if args.quick else [40, 60]}
     RESULTS.mkdir(exist_ok=True)
     suffix = "_quick" if args.quick else ""

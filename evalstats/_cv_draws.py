@@ -47,11 +47,17 @@ def single_threaded():
     threaded BLAS made a LogisticRegression fit ~15x slower in our measurements.
     Parallelism comes from ``n_jobs`` (one task per worker) instead.
     """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
-        return contextlib.nullcontext()
-    return threadpool_limits(1)
+    global _CONTROLLER
+    if _CONTROLLER is None:  # scanning the loaded libraries costs ~5 ms: do it once
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn
+            return contextlib.nullcontext()
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1)
+
+
+_CONTROLLER = None
 
 
 class _Constant:

@@ -81,6 +81,9 @@ class CVErrorResult(EvalResult):
         number of draws it would need to reach 5 % (bounded losses only, else NaN).
     split_scores : ndarray or None
         Per-split scores of a baseline method.
+    loss_range : (float, float)
+        Declared range of the loss; intervals are clipped to it (an AUC interval never
+        exceeds 1; for a comparison the difference is clipped to [lo − hi, hi − lo]).
     """
 
     train_size: int = 0
@@ -95,15 +98,17 @@ class CVErrorResult(EvalResult):
     hoeffding_bound: float = float("nan")
     hoeffding_draws: float = float("nan")
     split_scores: np.ndarray | None = None
+    loss_range: tuple = (-np.inf, np.inf)
 
     def _interval(self, level: float) -> ConfidenceInterval:
         if self.interval == "log":
             if not (self.estimate > 0 and self.std_error is not None):
                 return ConfidenceInterval(float("nan"), float("nan"))
             q = stats.norm.ppf(0.5 + level / 2) * self.std_error / self.estimate
-            return ConfidenceInterval(float(self.estimate * np.exp(-q)),
-                                      float(self.estimate * np.exp(q)))
-        return wald_interval(self.estimate, self.std_error, level, self.df)
+            lo, hi = self.estimate * np.exp(-q), self.estimate * np.exp(q)
+        else:
+            lo, hi = wald_interval(self.estimate, self.std_error, level, self.df)
+        return _clip(lo, hi, self.loss_range)
 
     def _glance_extra(self) -> dict[str, Any]:
         return dict(train_size=self.train_size, loss=self.loss, interval=self.interval,
@@ -183,11 +188,15 @@ class CompareLearnersResult(CVErrorResult):
         rows[0].update(statistic=self.statistic, p_value=self.p_value)
         for name, est, se in ((self.names[0], self.estimate_a, self.std_error_a),
                               (self.names[1], self.estimate_b, self.std_error_b)):
-            lo, hi = wald_interval(est, se, level, self.df)
+            lo, hi = _clip(*wald_interval(est, se, level, self.df), self.loss_range)
             rows.append(dict(term=f"{self.loss} {name}", estimate=est, std_error=se,
                              conf_low=lo, conf_high=hi, confidence_level=level,
                              method=self.method, statistic=np.nan, p_value=np.nan))
         return rows
+
+    def _interval(self, level: float) -> ConfidenceInterval:
+        lo, hi = wald_interval(self.estimate, self.std_error, level, self.df)
+        return _clip(lo, hi, _diff_range(self.loss_range))
 
     def _glance_extra(self) -> dict[str, Any]:
         out = super()._glance_extra()
@@ -201,6 +210,14 @@ class CompareLearnersResult(CVErrorResult):
         hdr = super()._header()
         hdr["p-value (H0: equal expected loss)"] = self.p_value
         return hdr
+
+
+def _clip(lo, hi, bounds) -> ConfidenceInterval:
+    return ConfidenceInterval(float(np.clip(lo, *bounds)), float(np.clip(hi, *bounds)))
+
+
+def _diff_range(bounds) -> tuple[float, float]:
+    return (bounds[0] - bounds[1], bounds[1] - bounds[0])
 
 
 # -- validation --------------------------------------------------------------------------
@@ -492,8 +509,8 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
                         confidence_level, n_splits)
     term = "auc" if loss == "auc" else "expected loss"
     if method != "ustat":
-        return _baseline_result(method, [estimator], X, y, g, loss, n_splits, rng, n_jobs,
-                                progress, confidence_level, call, term)
+        return _baseline_result(method, [estimator], X, y, g, loss, bounds, n_splits, rng,
+                                n_jobs, progress, confidence_level, call, term)
     if interval is None:
         interval = "log" if bounds[0] >= 0 and loss != "auc" else "t"
     call["interval"] = interval
@@ -513,11 +530,11 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], n_draws=agg["n_draws"],
         n_fits=0 if g == 0 else 2 * agg["n_draws"], variance_fallback=fallback,
-        hoeffding_bound=hb, hoeffding_draws=hn)
+        hoeffding_bound=hb, hoeffding_draws=hn, loss_range=bounds)
 
 
-def _baseline_result(method, estimators, X, y, g, loss, n_splits, rng, n_jobs, progress,
-                     confidence_level, call, term, names=None):
+def _baseline_result(method, estimators, X, y, g, loss, bounds, n_splits, rng, n_jobs,
+                     progress, confidence_level, call, term, names=None):
     n = len(y)
     J = check_int(n_splits, "n_splits", low=2)
     scores = baseline_scores(method, estimators, X, y, g, loss, J, rng, n_jobs, progress)
@@ -534,7 +551,8 @@ def _baseline_result(method, estimators, X, y, g, loss, n_splits, rng, n_jobs, p
         return CVErrorResult(estimate=est, std_error=se, confidence_level=confidence_level,
                              method=method, term=term, n=n, df=df, call=call,
                              notes=notes.as_tuple(), train_size=g, loss=call["loss"],
-                             interval="t", n_fits=n_fits, split_scores=scores[:, :, 0])
+                             interval="t", n_fits=n_fits, split_scores=scores[:, :, 0],
+                             loss_range=bounds)
     diff = scores[:, :, 0] - scores[:, :, 1]
     est, se, df = baseline_interval(method, diff, n, g)
     ea, sa, _ = baseline_interval(method, scores[:, :, 0], n, g)
@@ -547,7 +565,7 @@ def _baseline_result(method, estimators, X, y, g, loss, n_splits, rng, n_jobs, p
         train_size=g, loss=call["loss"], interval="t", n_fits=n_fits, split_scores=diff,
         estimate_a=ea, estimate_b=eb, std_error_a=sa, std_error_b=sb,
         covariance=float((sa ** 2 + sb ** 2 - se ** 2) / 2), statistic=stat, p_value=p,
-        names=tuple(names))
+        names=tuple(names), loss_range=bounds)
 
 
 def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
@@ -615,8 +633,8 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                         confidence_level, n_splits)
     term = "auc" if loss == "auc" else "expected loss"
     if method != "ustat":
-        return _baseline_result(method, [est_a, est_b], X, y, g, loss, n_splits, rng,
-                                n_jobs, progress, confidence_level, call, term, names)
+        return _baseline_result(method, [est_a, est_b], X, y, g, loss, bounds, n_splits,
+                                rng, n_jobs, progress, confidence_level, call, term, names)
     rows, agg, notes = _run_draws([est_a, est_b], X, y, g, loss, bounds, n_draws, mc_tol,
                                   max_draws, rng, n_jobs, progress, stream=2)
     agg_a, agg_b = aggregate(rows, 0), aggregate(rows, 1)
@@ -644,4 +662,4 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         estimate_a=agg_a["theta"], estimate_b=agg_b["theta"], std_error_a=_se(agg_a),
         std_error_b=_se(agg_b),
         covariance=float((agg_a["variance"] + agg_b["variance"] - agg["variance"]) / 2),
-        statistic=stat, p_value=p, names=names)
+        statistic=stat, p_value=p, names=names, loss_range=bounds)

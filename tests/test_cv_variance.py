@@ -341,3 +341,13 @@ def test_input_errors(rng):
         cv_error_ci(LogisticRegression(), X, ycls, train_size=9, loss="auc")
     with pytest.raises(TypeError, match="`n_draws` must be an integer"):
         cv_error_ci(LinearRegression(), X, y, train_size=3, loss="squared", n_draws="many")
+
+
+def test_intervals_clipped_to_declared_loss_range():
+    res = CVErrorResult(estimate=0.95, std_error=0.1, df=10.0, interval="t", loss="auc",
+                        loss_range=(0.0, 1.0))
+    lo, hi = res.conf_int()
+    assert hi == 1.0 and lo == pytest.approx(0.95 - stats.t.ppf(0.975, 10) * 0.1)
+    d = CompareLearnersResult(estimate=-0.9, std_error=0.5, df=10.0, interval="t",
+                              loss_range=(0.0, 1.0))
+    assert d.conf_int().low == -1.0
