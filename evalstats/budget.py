@@ -50,7 +50,8 @@ from ._validation import (
 from ._warnings import ApproximationWarning, Notes, SmallSampleWarning, UndefinedEstimateWarning
 
 __all__ = [
-    "bernstein_bound", "BoundResult", "tradeoff", "TradeoffResult", "plan_labels", "LabelPlan",
+    "bernstein_bound", "BoundResult", "tradeoff", "TradeoffResult", "alpha_map", "plan_labels",
+    "LabelPlan",
     "LabelDesign", "evaluate_rules", "RuleEvaluation", "guided_sample", "RetrievalResult",
 ]
 
@@ -373,6 +374,14 @@ def alpha_map(pair: str = "precision-specificity", ax=None, cost_ratio: float = 
     return ax
 
 
+alpha_map.__doc__ += """
+    See Also
+    --------
+    tradeoff : the same α at one (ε_O+(S), ε_R+(S)).
+    LabelPlan.plot : ``kind=pair`` draws this map with the plan's problem marked.
+    """
+
+
 def tradeoff(prevalence: float, rule_rate: float, *, n_pool: int | None = None,
              n_labels: int | None = None, costs: Mapping[str, float] | None = None
              ) -> TradeoffResult:
@@ -686,8 +695,8 @@ def plan_labels(n_pool: int, prevalence: float, rule_rate: float, half_width: fl
         bad = ", ".join(head.loc[~head["feasible"], "measure"])
         notes.warn(SmallSampleWarning,
                    f"Infeasible: the target half-width {h:g} cannot be met for {bad} "
-                   + (f"within the budget of {budget} labels" if budget else "")
-                   + "; the counts shown are the most the strategy allows.")
+                   f"within the budget of {budget} labels; the counts shown are the labels "
+                   "the target needs.")
     paper_bad = table[(table["bound"] == "bernstein_paper") & ~table["paper_condition_holds"]]
     if len(paper_bad):
         notes.add("bernstein_paper rows marked paper_condition_holds=False are NOT implied "
