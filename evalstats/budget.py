@@ -357,6 +357,11 @@ def alpha_map(pair: str = "precision-specificity", ax=None, cost_ratio: float = 
 
     Figures 1 (precision-specificity), 2 (sensitivity-specificity) and 3
     (rule-rate-equals-prevalence, a function of ε_O+(S) only) of the paper.
+
+    See Also
+    --------
+    tradeoff : the same α at one (ε_O+(S), ε_R+(S)).
+    LabelPlan.plot : ``kind=pair`` draws this map with the plan's problem marked.
     """
     pair = check_option(pair, "pair", _bp.PAIRS)
     ax = _get_ax(ax)
@@ -372,14 +377,6 @@ def alpha_map(pair: str = "precision-specificity", ax=None, cost_ratio: float = 
     ax.set_ylabel("eps_R+(S) (rule positive rate)")
     ax.set_title(f"alpha, {pair}")
     return ax
-
-
-alpha_map.__doc__ += """
-    See Also
-    --------
-    tradeoff : the same α at one (ε_O+(S), ε_R+(S)).
-    LabelPlan.plot : ``kind=pair`` draws this map with the plan's problem marked.
-    """
 
 
 def tradeoff(prevalence: float, rule_rate: float, *, n_pool: int | None = None,
