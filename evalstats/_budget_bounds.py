@@ -128,8 +128,12 @@ def bernstein_count_halfwidth(v, delta):
     r"""Exact inversion of :math:`2\exp(-\tfrac{s^2/2}{V + s/3}) = δ`.
 
     :math:`s = L_δ/3 + \sqrt{L_δ^2/9 + 2 V L_δ}`; zero when V = 0 (the count is then
-    a constant). Valid for sums of independent terms with |X_i - EX_i| ≤ 1 and, by
-    Hoeffding's (1963) convex-order argument, for sampling without replacement.
+    a constant). Valid for sums of independent terms with |X_i - EX_i| ≤ 1 and total
+    variance V. This covers the hypergeometric count with its own (finite-population)
+    variance V_U: the hypergeometric probability generating function has only real
+    roots, so the count is a sum of independent Bernoulli variables with different
+    success probabilities (Vatutin & Mikhailov 1982; Pitman 1997). Hoeffding's (1963)
+    convex-order argument alone would only justify the larger binomial variance.
     """
     v = np.asarray(v, float)
     lt = log_term(delta)

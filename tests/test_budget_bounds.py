@@ -172,3 +172,16 @@ def test_bad_measure_and_missing_prevalence():
         bernstein_bound("accuracy", n_pool=10, prevalence=0.5, rule_rate=0.5)
     with pytest.raises(ValueError, match="`prevalence` must be given"):
         bernstein_bound("precision", n_pool=10, rule_rate=0.5)
+
+
+@pytest.mark.parametrize("m, k, n", [(20, 7, 9), (30, 3, 12), (25, 12, 12)])
+def test_hypergeometric_is_a_sum_of_independent_bernoullis(m, k, n):
+    # Justifies Bernstein with the exact variance V_U: the pgf sum_j pmf(j) z^j has only
+    # real non-positive roots -z_i, so TP_U = sum of Bernoulli(1/(1+z_i)) (independent).
+    support = np.arange(max(0, n - (m - k)), min(k, n) + 1)
+    pmf = stats.hypergeom.pmf(support, m, k, n)
+    roots = np.roots(pmf[::-1])
+    assert np.all(np.abs(roots.imag) < 1e-6) and np.all(roots.real <= 1e-9)
+    p = 1.0 / (1.0 - roots.real)
+    assert p.sum() + support[0] == pytest.approx(n * k / m, rel=1e-6)
+    assert (p * (1 - p)).sum() == pytest.approx(stats.hypergeom.var(m, k, n), rel=1e-6)
