@@ -184,15 +184,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small run (about a minute)")
     ap.add_argument("--reps", type=int, default=None, help="replications per cell (500)")
-    ap.add_argument("--draws", type=int, default=None, help="U-statistic draws (3000)")
+    ap.add_argument("--draws", type=int, default=None, help="U-statistic draws (1000)")
     ap.add_argument("--designs", default="ols,clf")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args(argv)
     reps = args.reps or (20 if args.quick else 500)
-    draws = args.draws or (300 if args.quick else 3000)
+    draws = args.draws or (300 if args.quick else 1000)
     ns = {"ols": [30, 60] if args.quick else [30, 45, 60],
-          "clf": [40] if args.quick else [40, 60]}
+          "clf": [40] if args.quick else [40]}
     RESULTS.mkdir(exist_ok=True)
     suffix = "_quick" if args.quick else ""
     root = np.random.default_rng(args.seed)

@@ -496,7 +496,8 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     >>> from evalstats.cv_variance import cv_error_ci
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 2)); y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
-    >>> res = cv_error_ci(LogisticRegression(), X, y, train_size=20, n_draws=200, rng=1)
+    >>> res = cv_error_ci(LogisticRegression(), X, y, train_size=20, n_draws=200,
+    ...                   mc_tol=None, rng=1)
     >>> res.train_size, res.method
     (20, 'ustat')
     """
@@ -521,6 +522,10 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
         notes.add(f"n = {n} is close to the minimum 2g + 2 = {2 * g + 2}: the normal "
                   "approximation is rough and coverage tends to be below nominal.")
     hb, hn = _hoeffding(bounds, agg["variance"], mc_tol, agg["n_draws"])
+    if interval == "log" and not agg["theta"] > 0:
+        notes.warn(SmallSampleWarning, f"the estimate is {agg['theta']:.3g}: the log-scale "
+                   "interval is undefined; using the t interval instead.")
+        interval = call["interval"] = "t"
     return CVErrorResult(
         estimate=agg["theta"], std_error=se, confidence_level=confidence_level,
         method="ustat", term=term, n=n, n_unit="observations",
@@ -612,7 +617,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 2)); y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
     >>> res = compare_learners(LogisticRegression(), DummyClassifier(), X, y,
-    ...                        train_size=20, n_draws=200, rng=1)
+    ...                        train_size=20, n_draws=200, mc_tol=None, rng=1)
     >>> res.estimate < 0
     True
     """

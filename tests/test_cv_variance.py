@@ -351,3 +351,11 @@ def test_intervals_clipped_to_declared_loss_range():
     d = CompareLearnersResult(estimate=-0.9, std_error=0.5, df=10.0, interval="t",
                               loss_range=(0.0, 1.0))
     assert d.conf_int().low == -1.0
+
+
+def test_zero_loss_log_interval_falls_back_to_t(rng):
+    X, y = rng.normal(size=(30, 1)), np.full(30, 2.0)  # constant y: every loss is 0
+    with pytest.warns(SmallSampleWarning, match="log-scale interval is undefined"):
+        res = cv_error_ci(MeanReg(), X, y, train_size=4, loss="squared", n_draws=20,
+                          mc_tol=None, rng=0)
+    assert res.estimate == 0.0 and res.interval == "t" and res.conf_int() == (0.0, 0.0)
