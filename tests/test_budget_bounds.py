@@ -185,3 +185,29 @@ def test_hypergeometric_is_a_sum_of_independent_bernoullis(m, k, n):
     p = 1.0 / (1.0 - roots.real)
     assert p.sum() + support[0] == pytest.approx(n * k / m, rel=1e-6)
     assert (p * (1 - p)).sum() == pytest.approx(stats.hypergeom.var(m, k, n), rel=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("measure", MEASURES)
+def test_plugin_coverage_on_connect4_random_rules(shared_datasets, measure):
+    # Real data, the paper's setting: 500 random rules of rate 0.1 on connect-4 (draw),
+    # 1000 random positives labeled, prevalence known. Fraction of rules whose true measure
+    # lies within E(measure) +/- half-width must be >= 0.95 - 3 SE for valid bounds.
+    from evalstats import datasets
+    from evalstats._budget_experiment import plugin_measures, random_rules, true_measures
+
+    df = datasets.load("connect4")
+    y = (df["class"] == "draw").to_numpy().astype(int)
+    rng = np.random.default_rng(4)
+    rules = random_rules(len(y), int(0.1 * len(y)), 500, rng)
+    idx = rng.permutation(np.flatnonzero(y == 1))[:1000]
+    k = MEASURES.index(measure)
+    err = np.abs(plugin_measures(y, rules, idx)[k] - true_measures(y, rules)[k])
+    se = np.sqrt(0.95 * 0.05 / 500)
+    for bound in ("exact", "bernstein"):
+        hw = bernstein_bound(measure, n_pool=len(y), n_pool_positive=int(y.sum()),
+                             n_rule_positive=int(0.1 * len(y)), n_labeled_positive=1000,
+                             bound=bound).half_width
+        cover = np.mean(err <= hw)
+        print(measure, bound, "coverage", cover, "SE", se)
+        assert cover >= 0.95 - 3 * se
