@@ -9,8 +9,10 @@ Designs
     nearest-class-mean classifier, zero-one loss, g = 10.
 
 The true θ(g) is computed by a large Monte Carlo (reported with its MC s.e.). Each
-replication draws a data set and computes: the U-statistic estimate with the normal,
-t and log intervals (``n_draws`` draws, fixed N — the stopping rule is not used here so
+replication draws a data set and computes: the U-statistic estimate with the log and t
+intervals (t quantile with the Satterthwaite df of ``ustat_df``), the log interval with
+a normal quantile, the t interval with n − 1 df and the plain normal interval
+(``n_draws`` draws, fixed N — the stopping rule is not used here so
 that every replication has the same cost); the naive repeated-subsampling t and the
 Nadeau–Bengio corrected t on J = 15 splits of the same learning-set size g. A
 replication whose V̂ stayed ≤ 0 uses the library's conservative fallback and is
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -124,24 +127,20 @@ def one_replication(design, n, draws, rng):
         nt = cv_error_ci(d["est"](), X, y, method="naive_t", rng=rng, **kw)
         ct = cv_error_ci(d["est"](), X, y, method="corrected_t", rng=rng, **kw)
     row = dict(design=design, n=n, estimate=u.estimate, variance=u.variance_estimate,
-               fallback=u.variance_fallback, std_error=u.std_error)
-    for name, res, kind in (("ustat_normal", u, "normal"), ("ustat_t", u, "t"),
-                            ("ustat_log", u, "log"), ("naive_t", nt, None),
-                            ("corrected_t", ct, None)):
-        if kind is not None:
-            res = _with_interval(res, kind, n)
+               variance_mc_se=u.variance_mc_se, df=u.df, fallback=u.variance_fallback,
+               std_error=u.std_error)
+    variants = {"ustat_log": ("log", u.df), "ustat_t": ("t", u.df),
+                "ustat_log_z": ("log", None), "ustat_t_n1": ("t", n - 1.0),
+                "ustat_normal": ("normal", None)}
+    for name, res in [(k, replace(u, interval=iv, df=df)) for k, (iv, df) in variants.items()
+                      ] + [("naive_t", nt), ("corrected_t", ct)]:
         lo, hi = res.conf_int(0.95)
         row[f"{name}_low"], row[f"{name}_high"] = lo, hi
     return row
 
 
-def _with_interval(res, kind, n):
-    from dataclasses import replace
-
-    return replace(res, interval=kind, df=float(n - 1) if kind == "t" else None)
-
-
-METHODS = ("ustat_log", "ustat_t", "ustat_normal", "naive_t", "corrected_t")
+METHODS = ("ustat_log", "ustat_t", "ustat_log_z", "ustat_t_n1", "ustat_normal", "naive_t",
+           "corrected_t")
 
 
 def summarise(raw, truths):

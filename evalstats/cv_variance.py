@@ -45,7 +45,7 @@ from ._validation import (
 from ._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes, SmallSampleWarning
 
 __all__ = ["cv_error_ci", "compare_learners", "CVErrorResult", "CompareLearnersResult",
-           "METHODS", "INTERVALS"]
+           "METHODS", "INTERVALS", "ustat_df"]
 
 METHODS = ("ustat",) + BASELINES
 #: interval shapes for ``method="ustat"``
@@ -66,8 +66,10 @@ class CVErrorResult(EvalResult):
     loss : str
         Loss name (``"auc"``: the estimate is an AUC, higher is better).
     interval : str
-        ``"log"`` (default for losses ≥ 0: exp(log Θ̂ ± q·√V̂/Θ̂)), ``"t"`` (Θ̂ ± t_{n−1}√V̂)
-        or ``"normal"`` (Θ̂ ± z√V̂, the source's interval); baselines use ``"t"``.
+        ``"log"`` (default for losses ≥ 0: exp(log Θ̂ ± q·√V̂/Θ̂)), ``"t"`` (Θ̂ ± q√V̂)
+        or ``"normal"`` (Θ̂ ± z√V̂, the source's interval); q is the t quantile with the
+        estimated degrees of freedom ``df`` (see :func:`cv_error_ci`); baselines use
+        their own t intervals.
     variance_estimate : float
         V̂ as computed (may be negative: see ``variance_fallback``).
     variance_mc_se, mc_se : float
@@ -104,8 +106,9 @@ class CVErrorResult(EvalResult):
         if self.interval == "log":
             if not (self.estimate > 0 and self.std_error is not None):
                 return ConfidenceInterval(float("nan"), float("nan"))
-            q = stats.norm.ppf(0.5 + level / 2) * self.std_error / self.estimate
-            lo, hi = self.estimate * np.exp(-q), self.estimate * np.exp(q)
+            q = _quantile(level, self.df) * self.std_error / self.estimate
+            with np.errstate(over="ignore"):
+                lo, hi = self.estimate * np.exp(-q), self.estimate * np.exp(q)
         else:
             lo, hi = wald_interval(self.estimate, self.std_error, level, self.df)
         return _clip(lo, hi, self.loss_range)
@@ -124,7 +127,8 @@ class CVErrorResult(EvalResult):
         hdr = super()._header()
         hdr["Learning-set size g"] = self.train_size
         hdr["Loss"] = self.loss
-        hdr["Interval"] = self.interval
+        hdr["Interval"] = self.interval if self.df is None else (
+            f"{self.interval} (t quantile, df = {self.df:.3g})")
         if self.method == "ustat":
             hdr["Variance estimate V"] = self.variance_estimate
             hdr["MC s.e. of estimate / of V"] = f"{self.mc_se:.3g} / {self.variance_mc_se:.3g}"
@@ -210,6 +214,29 @@ class CompareLearnersResult(CVErrorResult):
         hdr = super()._header()
         hdr["p-value (H0: equal expected loss)"] = self.p_value
         return hdr
+
+
+def _quantile(level: float, df: float | None) -> float:
+    if df is None or not np.isfinite(df):
+        return float(stats.norm.ppf(0.5 + level / 2))
+    return float(stats.t.ppf(0.5 + level / 2, df))
+
+
+def ustat_df(n: int, variance: float, variance_mc_se: float) -> float:
+    r"""Satterthwaite degrees of freedom of √V̂, including its Monte-Carlo noise.
+
+    Treating V̂ as a variance estimate with n − 1 degrees of freedom from the data
+    (Var ≈ 2V²/(n − 1)) plus independent Monte-Carlo error of variance se_MC²,
+
+    .. math:: \nu = \frac{2\hat V^2}{2\hat V^2/(n-1) + \mathrm{se}_{MC}(\hat V)^2}
+              = \frac{n-1}{1 + (n-1)\,\mathrm{se}_{MC}^2 / (2\hat V^2)}.
+
+    Equals n − 1 when the draws are plentiful; smaller when V̂ is still noisy; never
+    below 1.
+    """
+    if not variance > 0:
+        return float(n - 1)
+    return float(max(1.0, (n - 1) / (1 + (n - 1) * variance_mc_se ** 2 / (2 * variance ** 2))))
 
 
 def _clip(lo, hi, bounds) -> ConfidenceInterval:
@@ -431,9 +458,11 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
         Cap on draws (default 32·n_draws).
     interval : {"log", "t", "normal"}, optional
         Interval for ``"ustat"``: ``"log"`` (default for non-negative losses;
-        exp(log Θ̂ ± z√V̂/Θ̂), the delta-method interval on the log scale), ``"t"``
-        (Θ̂ ± t_{n−1}√V̂; default for the AUC and signed losses) or ``"normal"``
-        (Θ̂ ± z√V̂, the source's asymptotic interval). The benchmark
+        exp(log Θ̂ ± q√V̂/Θ̂), the delta-method interval on the log scale), ``"t"``
+        (Θ̂ ± q√V̂; default for the AUC and signed losses) or ``"normal"``
+        (Θ̂ ± z√V̂, the source's asymptotic interval). q is the t quantile with
+        Satterthwaite degrees of freedom :func:`ustat_df`, which accounts for the
+        Monte-Carlo noise of V̂ (n − 1 when the draws are plentiful). The benchmark
         ``benchmarks/cv_coverage.py`` compares them.
     n_splits : int
         Splits J of the ``naive_t`` and ``corrected_t`` baselines.
@@ -529,7 +558,8 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     return CVErrorResult(
         estimate=agg["theta"], std_error=se, confidence_level=confidence_level,
         method="ustat", term=term, n=n, n_unit="observations",
-        df=float(n - 1) if interval == "t" else None, call=call,
+        df=None if interval == "normal" else ustat_df(n, agg["variance"],
+                                                      agg["variance_mc_se"]), call=call,
         diagnostics=dict(xi=agg["xi"], kernel_variance=agg["kernel_variance"]),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval=interval,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
@@ -586,7 +616,8 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     Both learners are fitted on the *same* learning sets and evaluated on the same
     test points; the kernel Γ_A − Γ_B gives Θ̂_A − Θ̂_B and its unbiased variance
     V̂_{A−B} = V̂_A + V̂_B − 2Ĉov (Fuchs et al. 2013; talk slide 13). The interval is
-    Θ̂_A − Θ̂_B ± t_{n−1}√V̂ and the p-value tests H0: θ_A = θ_B two-sided.
+    Θ̂_A − Θ̂_B ± t_ν√V̂ (ν from :func:`ustat_df`) and the p-value tests H0: θ_A = θ_B
+    two-sided.
 
     Parameters
     ----------
@@ -644,7 +675,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                                   max_draws, rng, n_jobs, progress, stream=2)
     agg_a, agg_b = aggregate(rows, 0), aggregate(rows, 1)
     se, fallback = _finish_variance(agg, g, n, notes)
-    df = float(n - 1)
+    df = ustat_df(n, agg["variance"], agg["variance_mc_se"])
     stat = agg["theta"] / se if se > 0 else float("nan")
     p = float(2 * stats.t.sf(abs(stat), df)) if np.isfinite(stat) else float("nan")
     if not np.isfinite(stat):

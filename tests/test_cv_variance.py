@@ -234,10 +234,13 @@ def test_intervals_and_result_api(rng):
     assert res.variance_estimate > 0 and not res.variance_fallback
     z = stats.norm.ppf(0.975)
     se, est = res.std_error, res.estimate
-    assert res.conf_int() == pytest.approx((est * np.exp(-z * se / est),
-                                            est * np.exp(z * se / est)), rel=1e-12)
+    # Satterthwaite df with the Monte-Carlo noise of V (ustat_df)
+    nu = 39 / (1 + 39 * res.variance_mc_se ** 2 / (2 * res.variance_estimate ** 2))
+    assert res.df == pytest.approx(nu, rel=1e-12) and 1 < nu < 39
+    q = stats.t.ppf(0.975, nu)
+    assert res.conf_int() == pytest.approx((est * np.exp(-q * se / est),
+                                            est * np.exp(q * se / est)), rel=1e-12)
     t = cv_error_ci(Centroid(), X, y, interval="t", **kw)
-    q = stats.t.ppf(0.975, 39)
     assert t.conf_int() == pytest.approx((est - q * se, est + q * se), rel=1e-12)
     nrm = cv_error_ci(Centroid(), X, y, interval="normal", **kw)
     assert nrm.conf_int() == pytest.approx((est - z * se, est + z * se), rel=1e-12)
@@ -359,3 +362,21 @@ def test_zero_loss_log_interval_falls_back_to_t(rng):
         res = cv_error_ci(MeanReg(), X, y, train_size=4, loss="squared", n_draws=20,
                           mc_tol=None, rng=0)
     assert res.estimate == 0.0 and res.interval == "t" and res.conf_int() == (0.0, 0.0)
+
+
+def test_compare_auc_against_constant_scorer(rng):
+    from sklearn.dummy import DummyClassifier
+
+    X = rng.normal(size=(30, 2))
+    y = (X[:, 0] + rng.normal(size=30) > 0).astype(int)
+    kw = dict(train_size=6, loss="auc", n_draws=60, mc_tol=None, rng=0)
+    res = compare_learners(Centroid(), DummyClassifier(), X, y, **kw)
+    one = cv_error_ci(Centroid(), X, y, **kw)
+    # a constant scorer ties every pair: its AUC kernel is exactly 1/2 with zero variance,
+    # so the difference is the first learner's AUC - 1/2; its variance agrees with the
+    # first learner's only up to Monte-Carlo error (the Ξ average runs over a subset of
+    # the configurations of the Θ average)
+    assert res.estimate_b == 0.5 and res.diagnostics["variance_b"] == pytest.approx(0, abs=1e-15)
+    assert res.estimate == pytest.approx(one.estimate - 0.5, rel=1e-12)
+    assert abs(res.variance_estimate - one.variance_estimate) < 4 * (
+        res.variance_mc_se + one.variance_mc_se)
