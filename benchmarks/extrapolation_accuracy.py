@@ -108,6 +108,8 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=None)
     ap.add_argument("--methods", nargs="*", default=list(METHOD_NAMES))
     ap.add_argument("--settings", nargs="*", default=None)
+    ap.add_argument("--merge", action="store_true",
+                    help="replace only the (setting, method) rows run now in the existing CSV")
     args = ap.parse_args(argv)
     reps = args.reps or (10 if args.quick else 100)
     settings = {
@@ -122,6 +124,10 @@ def main(argv=None) -> int:
     names = args.settings or list(settings)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     tables = []
+    if args.merge and OUT.exists():
+        old = pd.read_csv(OUT)
+        keep = ~(old.setting.isin(names) & old.method.isin(args.methods))
+        tables.append(old[keep])
     for name in names:
         t0 = time.time()
         tab = run_setting(name, settings[name](), args.methods)
@@ -129,7 +135,8 @@ def main(argv=None) -> int:
         pd.concat(tables).to_csv(OUT, index=False, float_format="%.5g")
         print(f"-- {name}: {time.time() - t0:.0f} s", flush=True)
         print(tab.pivot(index="method", columns="k2", values="rmse").round(4), flush=True)
-    full = pd.concat(tables)
+    full = pd.concat(tables).sort_values(["setting", "method", "k2"])
+    full.to_csv(OUT, index=False, float_format="%.5g")
     print("\nRMSE (Monte-Carlo s.e.) by setting, method and k2:")
     full["cell"] = [f"{r:.3f} ({s:.3f})" for r, s in zip(full.rmse, full.rmse_se, strict=True)]
     print(full.pivot(index=["setting", "method"], columns="k2", values="cell").to_string())
