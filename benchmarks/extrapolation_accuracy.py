@@ -30,11 +30,15 @@ import pandas as pd
 
 import evalstats as es
 from evalstats._extrapolate_data import omniglot_scores
+from evalstats._extrapolate_methods import POLY_DEGREES
 from evalstats.extrapolate import METHOD_NAMES, average_accuracy, extrapolate_accuracy
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "extrapolation_accuracy.csv"
 RATIOS = (2, 4, 10)
+# extra variants (--methods polynomial-u): the plain polynomial in u of the 2016 drafts
+VARIANTS = {"polynomial-u": dict(method="polynomial",
+                                 degree=[(d, 1.0) for d in POLY_DEGREES])}
 
 
 def _make_datasets():
@@ -82,7 +86,8 @@ def run_setting(name, gen, methods):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
-                    fit = extrapolate_accuracy(s, y, method=m, k_target=list(ks), rng=i)
+                    fit = extrapolate_accuracy(s, y, k_target=list(ks), rng=i, **VARIANTS.get(
+                        m, dict(method=m)))
                     pred = fit.predict(ks).accuracy.to_numpy()
                 except Exception as err:  # a failed fit counts, as the worst possible error
                     print(f"  {name} rep {i} {m}: {err}", file=sys.stderr)
