@@ -22,7 +22,8 @@ Also measures model fits per second of ``cv_error_ci`` and the speed-up with n_j
 
 Usage: ``python benchmarks/cv_coverage.py [--quick] [--reps R] [--draws N]``
 Writes ``benchmarks/results/cv_coverage.csv`` (summary), ``cv_coverage_raw.csv``
-(per replication) and ``cv_speed.csv``.
+(per replication) and ``cv_speed.csv``. With ``--mc-tol 0.1 --n 60`` the U-statistic
+uses the library's default stopping rule (files ``cv_coverage_stop*.csv``).
 """
 
 from __future__ import annotations
@@ -117,17 +118,18 @@ DESIGNS = {
 }
 
 
-def one_replication(design, n, draws, rng):
+def one_replication(design, n, draws, rng, mc_tol=None):
     d = DESIGNS[design]
     X, y = d["sim"](n, rng)
     kw = dict(train_size=d["g"], loss=d["loss"], loss_range=d["loss_range"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        u = cv_error_ci(d["est"](), X, y, n_draws=draws, mc_tol=None, rng=rng, **kw)
+        u = cv_error_ci(d["est"](), X, y, n_draws=draws, mc_tol=mc_tol, rng=rng, **kw)
         nt = cv_error_ci(d["est"](), X, y, method="naive_t", rng=rng, **kw)
         ct = cv_error_ci(d["est"](), X, y, method="corrected_t", rng=rng, **kw)
     row = dict(design=design, n=n, estimate=u.estimate, variance=u.variance_estimate,
-               variance_mc_se=u.variance_mc_se, df=u.df, fallback=u.variance_fallback,
+               variance_mc_se=u.variance_mc_se, df=u.df, n_draws=u.n_draws,
+               fallback=u.variance_fallback,
                std_error=u.std_error)
     variants = {"ustat_log": ("log", u.df), "ustat_t": ("t", u.df),
                 "ustat_log_z": ("log", None), "ustat_t_n1": ("t", n - 1.0),
@@ -157,7 +159,8 @@ def summarise(raw, truths):
                             miss_below=np.mean(hi < theta), miss_above=np.mean(lo > theta),
                             mean_width=np.nanmean(hi - lo),
                             binom_p=stats.binomtest(int(cover.sum()), R, 0.95).pvalue,
-                            fallback_rate=grp["fallback"].mean()))
+                            fallback_rate=grp["fallback"].mean(),
+                            mean_draws=grp["n_draws"].mean()))
     return pd.DataFrame(out)
 
 
@@ -167,6 +170,9 @@ def speed(n_draws, rng_seed=7):
     rng = np.random.default_rng(rng_seed)
     X, y = sim_clf(200, rng)
     rows, ref = [], None
+    # warm up the worker pool so that process start-up is not timed
+    cv_error_ci(LogisticRegression(), X, y, train_size=50, n_draws=100, mc_tol=None, rng=3,
+                n_jobs=2)
     for n_jobs in (1, 2):
         t0 = time.perf_counter()
         res = cv_error_ci(LogisticRegression(), X, y, train_size=50, n_draws=n_draws,
@@ -185,6 +191,9 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=None, help="replications per cell (500)")
     ap.add_argument("--draws", type=int, default=None, help="U-statistic draws (1000)")
     ap.add_argument("--designs", default="ols,clf")
+    ap.add_argument("--mc-tol", type=float, default=None,
+                    help="use the stopping rule (initial draws = --draws) instead of fixed N")
+    ap.add_argument("--n", type=int, nargs="*", default=None, help="override sample sizes")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args(argv)
@@ -192,8 +201,10 @@ def main(argv=None):
     draws = args.draws or (300 if args.quick else 1000)
     ns = {"ols": [30, 60] if args.quick else [30, 45, 60],
           "clf": [40] if args.quick else [40]}
+    if args.n:
+        ns = {k: args.n for k in ns}
     RESULTS.mkdir(exist_ok=True)
-    suffix = "_quick" if args.quick else ""
+    suffix = ("_quick" if args.quick else "") + ("_stop" if args.mc_tol else "")
     root = np.random.default_rng(args.seed)
     truths, raw = {}, []
     for design in args.designs.split(","):
@@ -205,7 +216,7 @@ def main(argv=None):
         for n in ns[design]:
             t0 = time.perf_counter()
             for gen in root.spawn(reps):
-                raw.append(one_replication(design, n, draws, gen))
+                raw.append(one_replication(design, n, draws, gen, args.mc_tol))
             print(f"  n = {n}: {reps} reps in {time.perf_counter() - t0:.0f} s", flush=True)
             pd.DataFrame(raw).to_csv(RESULTS / f"cv_coverage_raw{suffix}.csv", index=False)
             table = summarise(pd.DataFrame(raw), truths)

@@ -229,8 +229,9 @@ def test_intervals_and_result_api(rng):
     X = rng.normal(size=(40, 2))
     y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
     kw = dict(train_size=10, n_draws=400, mc_tol=None, rng=0)
-    res = cv_error_ci(Centroid(), X, y, **kw)
+    res = cv_error_ci(Centroid(), X, y, interval="log", **kw)
     assert isinstance(res, CVErrorResult) and res.interval == "log"
+    assert cv_error_ci(Centroid(), X, y, **kw).interval == "t"
     assert res.variance_estimate > 0 and not res.variance_fallback
     z = stats.norm.ppf(0.975)
     se, est = res.std_error, res.estimate
@@ -360,7 +361,7 @@ def test_zero_loss_log_interval_falls_back_to_t(rng):
     X, y = rng.normal(size=(30, 1)), np.full(30, 2.0)  # constant y: every loss is 0
     with pytest.warns(SmallSampleWarning, match="log-scale interval is undefined"):
         res = cv_error_ci(MeanReg(), X, y, train_size=4, loss="squared", n_draws=20,
-                          mc_tol=None, rng=0)
+                          mc_tol=None, rng=0, interval="log")
     assert res.estimate == 0.0 and res.interval == "t" and res.conf_int() == (0.0, 0.0)
 
 
