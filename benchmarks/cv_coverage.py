@@ -124,7 +124,8 @@ def one_replication(design, n, draws, rng, mc_tol=None):
     kw = dict(train_size=d["g"], loss=d["loss"], loss_range=d["loss_range"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        u = cv_error_ci(d["est"](), X, y, n_draws=draws, mc_tol=mc_tol, rng=rng, **kw)
+        u = cv_error_ci(d["est"](), X, y, n_draws=draws, mc_tol=mc_tol, rng=rng,
+                        progress=False, **kw)
         nt = cv_error_ci(d["est"](), X, y, method="naive_t", rng=rng, **kw)
         ct = cv_error_ci(d["est"](), X, y, method="corrected_t", rng=rng, **kw)
     row = dict(design=design, n=n, estimate=u.estimate, variance=u.variance_estimate,
@@ -195,8 +196,11 @@ def main(argv=None):
                     help="use the stopping rule (initial draws = --draws) instead of fixed N")
     ap.add_argument("--n", type=int, nargs="*", default=None, help="override sample sizes")
     ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--speed-only", action="store_true", help="only the n_jobs speed test")
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args(argv)
+    if args.speed_only:
+        return _speed(args.quick)
     reps = args.reps or (20 if args.quick else 500)
     draws = args.draws or (300 if args.quick else 1000)
     ns = {"ols": [30, 60] if args.quick else [30, 45, 60],
@@ -224,9 +228,14 @@ def main(argv=None):
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(table.round(4).to_string(index=False))
     if not args.no_speed:
-        sp = speed(200 if args.quick else 1000)
-        sp.to_csv(RESULTS / f"cv_speed{suffix}.csv", index=False)
-        print(sp.round(3).to_string(index=False))
+        _speed(args.quick)
+
+
+def _speed(quick):
+    RESULTS.mkdir(exist_ok=True)
+    sp = speed(200 if quick else 2000)
+    sp.to_csv(RESULTS / f"cv_speed{'_quick' if quick else ''}.csv", index=False)
+    print(sp.round(3).to_string(index=False))
 
 
 if __name__ == "__main__":

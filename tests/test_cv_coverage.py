@@ -32,18 +32,18 @@ def _coverage(interval, reps=200, n=40, g=5, seed=404):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("interval,expected", [("log", 184), ("normal", 182)])
+@pytest.mark.parametrize("interval,expected", [("t", 182), ("normal", 182)])
 def test_ustat_coverage_small_n(interval, expected):
-    # n = 40 = 6.7 (g + 1), 1000 draws: log interval with the Satterthwaite t quantile
-    # 184/200 = 0.92 (SE 0.019, binomial p = 0.07); plain normal 182/200 = 0.91 (p = 0.014).
+    # n = 40 = 6.7 (g + 1), 1000 draws: default t interval (Satterthwaite df) and plain
+    # normal both 182/200 = 0.91 (SE 0.020, binomial p = 0.014): below nominal, reported.
     hits, reps = _coverage(interval)
     assert hits == expected  # regression pin (seed 404, 200 replications)
-    if interval == "log":  # the default: consistent with 95% at the 1% level
+    if interval == "t":  # the default: not rejected at the 1% level (narrowly)
         assert stats.binomtest(hits, reps, 0.95).pvalue > 0.01
 
 
 @pytest.mark.slow
 def test_ustat_coverage_larger_n_consistent_with_nominal():
-    hits, reps = _coverage("log", n=120, seed=405)
-    assert hits == 192  # regression pin (seed 405, 200 replications): 0.96, p = 0.63
+    hits, reps = _coverage("t", n=120, seed=405)
+    assert hits == 188  # regression pin (seed 405, 200 replications): 0.94, p = 0.51
     assert stats.binomtest(hits, reps, 0.95).pvalue > 0.01
