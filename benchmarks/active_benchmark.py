@@ -183,7 +183,11 @@ def summarise(raw: pd.DataFrame, truths: dict, reps: dict) -> pd.DataFrame:
                         mean_width=float(np.nanmean(g["conf_high"] - g["conf_low"]))
                         if has_ci else np.nan,
                         mean_draws=float(g["n_draws"].mean())))
-    df = pd.DataFrame(out)
+    return add_ratio(pd.DataFrame(out))
+
+
+def add_ratio(df: pd.DataFrame) -> pd.DataFrame:
+    """RMSE of passive divided by RMSE of each method (same pool, budget, measure)."""
     base = df[df.method == "passive"].set_index(["pool", "budget", "measure"])["rmse"]
     key = list(zip(df.pool, df.budget, df.measure, strict=True))
     df["rmse_ratio_passive_over_method"] = [base.get(k, np.nan) for k in key] / df["rmse"]
@@ -222,13 +226,15 @@ def main(argv=None) -> int:
                                        "letter_A")
     ap.add_argument("--no-oasis", action="store_true")
     ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--reuse-oasis", default=None, metavar="CSV",
+                    help="take the oasis rows from an earlier results CSV instead of rerunning")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", default=None, help="CSV name in benchmarks/results/")
     args = ap.parse_args(argv)
     reps = 20 if args.quick else args.reps
     oreps = 5 if args.quick else args.oasis_reps
     pools = load_pools(args.pools.split(","))
-    have_oasis = not args.no_oasis and import_oasis()
+    have_oasis = not args.no_oasis and args.reuse_oasis is None and import_oasis()
     raw, truths, nrep = [], {}, {}
     for name, pool in pools.items():
         truths[name] = truth(pool)
@@ -263,6 +269,12 @@ def main(argv=None) -> int:
                 print(f"{name:18s} {kind:16s} {oreps} reps in "
                       f"{time.perf_counter() - t0:6.1f} s", flush=True)
     table = summarise(pd.DataFrame(raw), truths, nrep)
+    if args.reuse_oasis:
+        old = pd.read_csv(args.reuse_oasis)
+        old = old[old.method.str.startswith("oasis") & old.pool.isin(list(pools))]
+        table = add_ratio(pd.concat([table, old.drop(
+            columns="rmse_ratio_passive_over_method")], ignore_index=True))
+        print(f"oasis rows reused from {args.reuse_oasis} (run earlier with the same seeds)")
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / (args.out or ("active_benchmark_quick.csv" if args.quick
                                   else "active_benchmark.csv"))

@@ -20,7 +20,7 @@ expected standard error of active and passive estimation before any label is bou
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -220,7 +220,8 @@ class ActiveEvaluator:
 
     With ``recalibrate="platt"`` or ``"isotonic"`` the scores are recalibrated on the labels
     acquired so far (importance-weighted) before each batch and the proposal rebuilt from the
-    calibrated probabilities. Every draw keeps the weight ``1/(N q_b)`` of the proposal
+    calibrated probabilities, mixed half and half with the initial design (so no weight
+    exceeds twice its initial value). Every draw keeps the weight ``1/(N q_b)`` of the proposal
     ``q_b`` it came from, so the estimator stays consistent (each term has mean zero given
     the past: a martingale-difference sum, for which the same ``S²`` applies). Raw scores
     (e.g. SVM margins) are allowed only with recalibration: the first batch is then uniform.
@@ -393,7 +394,8 @@ class ActiveEvaluator:
                                       is_prob=not self._is_raw)
                 pool = Pool(np.clip(cal(self._raw), 0.0, 1.0), self._pool.preds,
                             self._pool.model_names, binary=True)
-                self._last = _build_proposal(pool, self._spec, "optimal", cfg["epsilon"])
+                rec = _build_proposal(pool, self._spec, "optimal", cfg["epsilon"])
+                self._last = self._mix_with_initial(rec)
                 self._last_kind = f"optimal+{cfg['recalibrate']}"
                 return self._last
             if self._is_raw:
@@ -403,6 +405,21 @@ class ActiveEvaluator:
         self._base = _build_proposal(self._pool, self._spec, "optimal", cfg["epsilon"])
         self._last, self._last_kind = self._base, "optimal"
         return self._base
+
+    def _mix_with_initial(self, rec: Proposal) -> Proposal:
+        """``½ q_recalibrated + ½ q_initial``: every weight is at most twice the weight of the
+        initial (uncalibrated, or uniform for raw margins) design, so a poor calibration fit
+        on few labels cannot starve regions the initial design covered."""
+        if self._is_raw:
+            q0: np.ndarray | float = 1.0 / self._pool.size
+        else:
+            if self._base is None:
+                self._base = _build_proposal(self._pool, self._spec, "optimal",
+                                             self._config["epsilon"])
+            q0 = self._base.q
+        q = 0.5 * rec.q + 0.5 * q0
+        plot_q = 0.5 * rec.plot_q + 0.5 * (q0 if np.ndim(q0) == 0 else self._base.plot_q)
+        return replace(rec, q=q, plot_q=plot_q)
 
     def _item_weights(self, idx: np.ndarray) -> np.ndarray:
         """Mean importance weight ``1/(N q)`` over the draws of each labeled item."""
