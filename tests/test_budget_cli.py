@@ -31,3 +31,12 @@ def test_demo_results_fast():
     assert len(res) == 2
     assert res[0].n_total > 0
     assert len(res[1].tidy()) == 9
+
+
+def test_plan_writes_html(tmp_path, capsys):
+    out = tmp_path / "plan.html"
+    rc = main(["plan", "--pool-size", "5000", "--prevalence", "0.05", "--rule-rate", "0.1",
+               "--half-width", "0.02", "--measures", "precision", "--out", str(out)])
+    assert rc == 0 and out.exists()
+    assert "Labeling plan" in out.read_text()
+    assert f"Plan written to {out}" in capsys.readouterr().out

@@ -53,8 +53,8 @@ def run(args) -> int:
         matplotlib.use("Agg")
         from .. import report
 
-        path = report([plan], title="Labeling plan", path=args.out)
-        print(f"\nPlan written to {path}")
+        report([plan], title="Labeling plan", path=args.out)
+        print(f"\nPlan written to {args.out}")
     return 0 if plan.feasible else 1
 
 
