@@ -5,7 +5,13 @@ For draws ``x_1..x_n`` from ``q`` (with replacement; repeats count) with weights
 
     Ĝ = Σ v_i w_i ℓ_i / Σ v_i w_i                                  (NIPS eq. 4)
     S² = n Σ v_i² w_i² (ℓ_i − Ĝ)² / (Σ v_i w_i)²                     (delta method)
-    Ĝ ± t_{n−1, 1−ρ/2} · S / √n.
+    Ĝ ± t_{n−1, 1−ρ/2} · S / √n                                     (the papers' interval).
+
+**Default interval.** For measures in [0, 1] the default interval applies the same delta
+method on the logit scale with ``ESS − 1`` degrees of freedom (Kish ESS); in the benchmark
+this raised coverage at 500 labels on skewed pools (letter one-vs-rest 0.92 → 0.94, Abt-Buy
+0.88 → 0.92 for F1, 300 repetitions) where the linear interval undercovers.
+``dataclasses.replace(result, interval_scale="linear")`` gives the papers' interval.
 
 **Correction of the NIPS paper.** Its printed ``S²_{n,q} = Σ v² w² (ℓ − Ĝ)² / Σ v`` drops the
 factor ``1/E_p[w]²`` of the delta method for a ratio (the gradient of ``x/y`` at
@@ -27,7 +33,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special, stats
 from statsmodels.stats.proportion import proportion_confint
 
 from ._active_measures import MeasureSpec
@@ -55,8 +61,15 @@ def ratio_estimate(v: np.ndarray, w: np.ndarray, loss: np.ndarray) -> dict[str, 
 
 
 def interval(est: float, se: float, n: int, ess: float, zero_width: bool, bounded: bool,
-             level: float) -> ConfidenceInterval:
-    """t interval with ``n − 1`` df; Wilson at the ESS when ``S = 0`` for a 0/1 loss."""
+             level: float, scale: str = "logit") -> ConfidenceInterval:
+    """Confidence interval for a ratio estimate.
+
+    * ``scale="logit"`` (default for measures in [0, 1]): the delta method on the logit scale,
+      ``logit(Ĝ) ± t_{ESS−1} · SE / (Ĝ(1 − Ĝ))`` mapped back, with the Kish effective sample
+      size for the degrees of freedom;
+    * ``scale="linear"``: the papers' ``Ĝ ± t_{n−1} · SE`` (clipped to [0, 1]);
+    * ``S = 0`` with a 0/1 loss: the Wilson interval at the ESS.
+    """
     if not np.isfinite(est):
         return ConfidenceInterval(float("nan"), float("nan"))
     if zero_width and bounded:
@@ -64,6 +77,11 @@ def interval(est: float, se: float, n: int, ess: float, zero_width: bool, bounde
         return ConfidenceInterval(float(max(lo, 0.0)), float(min(hi, 1.0)))
     if n < 2:
         return ConfidenceInterval(float("nan"), float("nan"))
+    if bounded and scale == "logit" and 0.0 < est < 1.0:
+        half = stats.t.ppf(0.5 + level / 2, max(ess - 1.0, 1.0)) * se / (est * (1.0 - est))
+        centre = np.log(est) - np.log1p(-est)
+        return ConfidenceInterval(float(special.expit(centre - half)),
+                                  float(special.expit(centre + half)))
     half = stats.t.ppf(0.5 + level / 2, n - 1) * se
     lo, hi = est - half, est + half
     if bounded:
@@ -109,6 +127,9 @@ class ActiveEstimate(EvalResult):
         Uniform share of the proposal.
     plug_in : float
         The model's intrinsic estimate the proposal was built on.
+    interval_scale : {"logit", "linear"}
+        Interval on the logit scale with ESS − 1 df (default) or the papers' linear t
+        interval with ``n_draws − 1`` df (see :func:`interval`).
 
     Methods
     -------
@@ -128,6 +149,7 @@ class ActiveEstimate(EvalResult):
     proposal_kind: str = "optimal"
     epsilon: float = 0.1
     plug_in: float = float("nan")
+    interval_scale: str = "logit"
     pool_size: int = 0
     sample: LabeledSample | None = None
     specs: tuple = ()
@@ -139,7 +161,7 @@ class ActiveEstimate(EvalResult):
 
     def _interval(self, level: float) -> ConfidenceInterval:
         return interval(self.estimate, self.std_error, self.n_draws, self.ess, self.zero_width,
-                        self.bounded, level)
+                        self.bounded, level, self.interval_scale)
 
     def _title(self) -> str:
         return f"Active estimate of {self.term}"
@@ -181,7 +203,8 @@ class ActiveEstimate(EvalResult):
                 loss, w = self.sample.loss_weight(spec, m)
                 r = ratio_estimate(self.sample.draw_weight, w, loss)
                 lo, hi = interval(r["estimate"], r["std_error"], r["n"], r["ess"],
-                                  r["zero_width"], spec.kind != "squared", level)
+                                  r["zero_width"], spec.kind != "squared", level,
+                                  self.interval_scale)
                 term = spec.name if m == 0 else f"{model}:{spec.name}"
                 rows.append(dict(term=term, estimate=r["estimate"], std_error=r["std_error"],
                                  conf_low=lo, conf_high=hi, confidence_level=level,
@@ -191,7 +214,7 @@ class ActiveEstimate(EvalResult):
         return pd.DataFrame(rows)
 
     def running(self, n_points: int = 60) -> pd.DataFrame:
-        """The estimate and its interval after each prefix of the draw sequence."""
+        """The estimate and its (linear t) interval after each prefix of the draw sequence."""
         loss, w = self.sample.loss_weight(self.specs[0])
         vw = self.sample.draw_weight * w
         s1, s2 = np.cumsum(vw), np.cumsum(vw * loss)
