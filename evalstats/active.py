@@ -3,7 +3,7 @@ r"""Active estimation of risk, accuracy, precision, recall and F from few labels
 Sawade, Landwehr, Bickel & Scheffer (ICML 2010) and Sawade, Landwehr & Scheffer (NIPS 2010):
 draw pool items with replacement from a variance-optimal proposal ``q``, label the distinct
 ones (labels are cached, the budget counts distinct labels), and estimate every measure
-``G = E[w ℓ] / E[w]`` with the self-normalised importance-weighted estimator and a t
+``G = E[w ℓ] / E[w]`` with the self-normalised importance-weighted estimator and an
 interval from the delta-method variance (see :mod:`evalstats._active_estimators` for the
 correction of the variance printed in the NIPS paper).
 
@@ -616,8 +616,11 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any], budget: in
     Draws with replacement from the proposal (Algorithm 1 of both papers), asks ``oracle``
     only for items not labeled before, and stops at the ``budget``-th distinct label. The
     estimate is the self-normalised importance-weighted ``Ĝ = Σ v w ℓ / Σ v w`` with the
-    delta-method standard error ``sqrt(Σ v² w² (ℓ − Ĝ)²) / Σ v w`` and a t interval on
-    ``n_draws − 1`` df (the form printed in the NIPS paper lacks ``1/E[w]²`` and is not used).
+    delta-method standard error ``sqrt(Σ v² w² (ℓ − Ĝ)²) / Σ v w`` (the form printed in the
+    NIPS paper lacks ``1/E[w]²`` and is not used). The interval is the delta method on the
+    logit scale with ``ESS − 1`` df (``interval_scale="logit"``; the papers' linear t interval
+    on ``n_draws − 1`` df is ``dataclasses.replace(res, interval_scale="linear")``), and the
+    Wilson interval at the ESS when every sampled loss is equal.
 
     Parameters
     ----------
