@@ -183,17 +183,19 @@ print(tight.assign(ratio_to_needed=tight["n_positive"] / max(needed, 1)).to_stri
 # ## 5. Design-based estimates with intervals, many rules at once
 #
 # Guided labels are not a probability sample. To get unbiased estimates *and* intervals
-# from an enriched sample, fix the surrogate after the seed round, stratify the pool by
-# its prediction and sample each stratum at its own rate; `evaluate_rules` undoes the
-# enrichment with Horvitz–Thompson weights. Coverage is checked over the random rules.
+# from an enriched sample, fix a surrogate (here a tree fitted on half of the guided
+# labels), stratify the pool by its prediction and sample each stratum at its own rate;
+# `evaluate_rules` undoes the enrichment with Horvitz–Thompson weights. Coverage is
+# checked over the random rules.
 
 # %%
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from evalstats.budget import LabelDesign, evaluate_rules  # noqa: E402
 
-seed_idx = guided[0].indices[:100]
-tree = DecisionTreeClassifier(min_samples_leaf=5, random_state=0).fit(X[seed_idx], y[seed_idx])
+seed_idx = guided[0].indices[:N_LABELS // 2]  # any fixed surrogate defines valid strata
+tree = DecisionTreeClassifier(min_samples_leaf=5, class_weight="balanced", random_state=0)
+tree.fit(X[seed_idx], y[seed_idx])
 stratum = tree.predict(X)
 sizes = {int(h): int((stratum == h).sum()) for h in np.unique(stratum)}
 n_per = {h: min(sizes[h], 150 if FAST else 500) for h in sizes}
