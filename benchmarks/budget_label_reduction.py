@@ -32,6 +32,7 @@ from evalstats._budget_experiment import (
     labels_to_reach,
     random_rules,
 )
+from evalstats._parallel import map_replicates
 from evalstats.budget import guided_sample, plan_labels
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -51,12 +52,23 @@ def load_pools(quick: bool):
     return pools
 
 
+class _Sampler:
+    """Picklable task for map_replicates: one guided (or random) sample per seed."""
+
+    def __init__(self, X, y, n_labels, strategy):
+        self.X, self.y, self.n_labels, self.strategy = X, y, n_labels, strategy
+
+    def __call__(self, i, gen):
+        return guided_sample(self.X, self.y, self.n_labels, strategy=self.strategy,
+                             n_seed=100, batch_size=5, rng=gen)
+
+
 def reduction_rows(name, X, y, args, rng):
     n_pool = len(y)
-    guided = [guided_sample(X, y, args.n_labels, n_seed=100, batch_size=5, rng=s)
-              for s in range(args.seeds)]
-    rnd = [guided_sample(X, y, args.n_random, strategy="random", rng=1000 + s)
-           for s in range(args.seeds)]
+    guided = map_replicates(_Sampler(X, y, args.n_labels, "guided"), args.seeds, rng=rng,
+                            n_jobs=args.n_jobs, desc="guided")
+    rnd = map_replicates(_Sampler(X, y, args.n_random, "random"), args.seeds, rng=rng,
+                         n_jobs=args.n_jobs, desc="random")
     grid_g = np.unique(np.linspace(100, args.n_labels, 39).astype(int))
     grid_r = np.unique(np.geomspace(50, args.n_random, 40).astype(int))
     rows = []
@@ -113,6 +125,8 @@ def tightness_rows(name, y, args, rng):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small run (one pool, one seed)")
+    ap.add_argument("--n-jobs", type=int, default=None,
+                    help="joblib workers for the sampling seeds (results do not depend on it)")
     args = ap.parse_args(argv)
     q = args.quick
     args.seeds = 1 if q else 3
