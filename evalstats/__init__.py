@@ -39,7 +39,20 @@ __version__ = "0.1.0"
 
 # Public names of the capability modules, imported lazily on first access so that
 # ``import evalstats`` stays fast (cvxpy, scikit-learn are only loaded when needed).
-_LAZY: dict[str, str] = {}
+_CAPABILITIES: dict[str, tuple[str, ...]] = {
+    "holdout": ("auc_ci", "ErrorRateResult", "MeanLossResult", "AUCResult"),
+    "budget": ("bernstein_bound", "BoundResult", "tradeoff", "TradeoffResult", "alpha_map",
+               "plan_labels", "LabelPlan", "LabelDesign", "evaluate_rules", "RuleEvaluation",
+               "guided_sample", "RetrievalResult"),
+    "cv_variance": ("cv_error_ci", "compare_learners", "CVErrorResult",
+                    "CompareLearnersResult"),
+    "active": ("optimal_proposal", "active_evaluate", "active_design", "estimate_from_labels",
+               "ActiveEvaluator", "active_budget", "ActiveEstimate", "Proposal",
+               "BudgetForecast"),
+    "extrapolate": ("average_accuracy", "average_risk", "true_class_rank",
+                    "extrapolate_accuracy", "AccuracyExtrapolation"),
+}
+_LAZY: dict[str, str] = {name: mod for mod, names in _CAPABILITIES.items() for name in names}
 
 __all__ = [
     "ConfidenceInterval", "EvalResult", "Report", "Document", "report", "datasets",
@@ -47,6 +60,7 @@ __all__ = [
     "EvalstatsWarning", "UndefinedEstimateWarning", "NegativeVarianceWarning",
     "ConvergenceWarning", "SmallSampleWarning", "ApproximationWarning", "ExtrapolationWarning",
     "ConvergenceError",
+    *_LAZY,
 ]
 
 

@@ -17,8 +17,8 @@ Examples
 >>> "sim_pool" in set(cat["name"])
 True
 >>> pool = datasets.load("sim_pool")
->>> sorted(pool.columns)[:3]
-['label', 'pred', 'prob']
+>>> list(pool.columns)
+['id', 'prob', 'prob_overconfident', 'pred', 'label']
 """
 
 from __future__ import annotations
