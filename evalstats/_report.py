@@ -112,7 +112,7 @@ class Report:
                 s.add_title(caption)
             s.add_df(format_frame(df, self.digits), index=False, align="r")
             secs.append(s)
-        if not secs:
+        if not secs and self.header:
             s = summary2.Summary()
             s.add_title(self.title)
             if self.header:
@@ -126,7 +126,8 @@ class Report:
     # -- renderings -----------------------------------------------------------------------
     def as_text(self) -> str:
         """Fixed-width text in the style of statsmodels' summary."""
-        parts = [s.as_text() for s in self._sections()]
+        parts = [s.as_text() for s in self._sections()] or [
+            f"{self.title}\n{'=' * len(self.title)}"]
         if self.notes:
             parts.append("Notes:\n" + "\n".join(self._numbered_notes()))
         return "\n\n".join(parts)
@@ -147,7 +148,8 @@ class Report:
 
     def as_latex(self, label: str = "") -> str:
         """LaTeX tables (statsmodels' summary2) followed by an enumerated list of notes."""
-        parts = [s.as_latex(label=label) for s in self._sections()]
+        parts = [s.as_latex(label=label) for s in self._sections()] or [
+            f"\\paragraph{{{_latex_escape(self.title)}}}"]
         if self.notes:
             esc = [_latex_escape(n) for n in self.notes]
             parts.append("\\begin{enumerate}\n" + "\n".join(f"  \\item {n}" for n in esc)

@@ -88,7 +88,8 @@ class ErrorRateResult(EvalResult):
 
         ax = _get_ax(ax)
         lo, hi = self.conf_int()
-        p = np.linspace(0, 1, 801)
+        width = max(hi - lo, 1.0 / self.n)
+        p = np.linspace(max(0.0, lo - 1.5 * width), min(1.0, hi + 1.5 * width), 801)
         lik = stats.binom.pmf(self.n_errors, self.n, p)
         ax.plot(p, lik / lik.max(), **kwargs)
         ax.axvspan(lo, hi, alpha=0.2, label=f"{100 * self.confidence_level:g}% "

@@ -44,3 +44,17 @@ def test_python_dash_m_runs():
     proc = subprocess.run([sys.executable, "-m", "evalstats", "--version"], capture_output=True,
                           text=True, check=True)
     assert proc.stdout.startswith("evalstats ")
+
+
+def test_demo_section_without_optional_dependency():
+    from evalstats.cli.demo import _section
+
+    class _Mod:
+        __name__ = "evalstats.cli.cv"
+
+        @staticmethod
+        def demo_results(fast, seed):
+            raise ModuleNotFoundError("No module named 'sklearn'", name="sklearn")
+
+    (rep,) = _section(_Mod, True, 0)
+    assert "skipped" in rep.title and "evalstats[ml]" in rep.as_text()

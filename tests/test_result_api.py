@@ -146,3 +146,10 @@ def test_generics_delegate():
     assert es.summary(res).as_text() == res.summary().as_text()
     with pytest.raises(TypeError, match="`obj` must be an evalstats result"):
         es.tidy(42)
+
+
+def test_report_with_notes_only_renders_everywhere():
+    rep = es.Report(title="Skipped section", notes=("nothing to show",))
+    assert rep.as_text().startswith("Skipped section\n===")
+    assert "nothing to show" in rep.as_html() and "nothing to show" in rep.as_markdown()
+    assert rep.as_latex().startswith("\\paragraph{Skipped section}")

@@ -33,6 +33,19 @@ def demo_results(fast: bool, seed: int = 2026) -> list:
     return [error_ci(y, pool["pred"].to_numpy(), method="exact"), loss_ci(log_loss)]
 
 
+def _section(mod, fast: bool, seed: int) -> list:
+    """One capability's demo results; a missing optional dependency skips it with a note."""
+    from .._report import Report
+
+    try:
+        return list(mod.demo_results(fast=fast, seed=seed))
+    except ImportError as err:
+        name = mod.__name__.rsplit(".", 1)[-1]
+        return [Report(title=f"evalstats {name}: section skipped",
+                       notes=(f"Optional dependency missing ({err.name or err}); install it "
+                              "with: pip install 'evalstats[ml]'",))]
+
+
 def run(args) -> int:
     import matplotlib
 
@@ -41,10 +54,10 @@ def run(args) -> int:
     from . import command_modules
 
     fast = args.fast or os.environ.get("EVALSTATS_VIGNETTE_FAST") == "1"
-    results = []
+    results: list = []
     for mod in command_modules():
         if hasattr(mod, "demo_results"):
-            results.extend(mod.demo_results(fast=fast, seed=args.seed))
+            results.extend(_section(mod, fast, args.seed))
     doc = report(results, title="evalstats demo", plots=args.out is not None)
     print(doc.as_text())
     if args.out:
