@@ -20,10 +20,11 @@ counted as it comes out (never dropped). Coverage is reported with its binomial 
 
 Also measures model fits per second of ``cv_error_ci`` and the speed-up with n_jobs=2.
 
-Usage: ``python benchmarks/cv_coverage.py [--quick] [--reps R] [--draws N]``
+Usage: ``python benchmarks/cv_coverage.py [--quick] [--reps R] [--draws N] [--jobs J]``
 Writes ``benchmarks/results/cv_coverage.csv`` (summary), ``cv_coverage_raw.csv``
 (per replication) and ``cv_speed.csv``. With ``--mc-tol 0.1 --n 60`` the U-statistic
-uses the library's default stopping rule (files ``cv_coverage_stop*.csv``).
+uses the stopping rule with that tolerance (files ``cv_coverage_stop*.csv``; another
+tolerance, e.g. ``--mc-tol 0.25``, writes ``cv_coverage*_stop_tol0.25.csv``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 from scipy import stats
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
@@ -119,6 +121,7 @@ DESIGNS = {
 
 
 def one_replication(design, n, draws, rng, mc_tol=None):
+    t0 = time.perf_counter()
     d = DESIGNS[design]
     X, y = d["sim"](n, rng)
     kw = dict(train_size=d["g"], loss=d["loss"], loss_range=d["loss_range"])
@@ -126,12 +129,14 @@ def one_replication(design, n, draws, rng, mc_tol=None):
         warnings.simplefilter("ignore")
         u = cv_error_ci(d["est"](), X, y, n_draws=draws, mc_tol=mc_tol, rng=rng,
                         progress=False, **kw)
+        u_seconds = time.perf_counter() - t0
         nt = cv_error_ci(d["est"](), X, y, method="naive_t", rng=rng, **kw)
         ct = cv_error_ci(d["est"](), X, y, method="corrected_t", rng=rng, **kw)
     row = dict(design=design, n=n, estimate=u.estimate, variance=u.variance_estimate,
                variance_mc_se=u.variance_mc_se, df=u.df, n_draws=u.n_draws,
-               fallback=u.variance_fallback,
-               std_error=u.std_error)
+               fallback=u.variance_fallback, mc_tol=mc_tol,
+               hit_max_draws=mc_tol is not None and u.n_draws >= 32 * draws,
+               ustat_seconds=u_seconds, std_error=u.std_error)
     variants = {"ustat_log": ("log", u.df), "ustat_t": ("t", u.df),
                 "ustat_log_z": ("log", None), "ustat_t_n1": ("t", n - 1.0),
                 "ustat_normal": ("normal", None)}
@@ -161,7 +166,9 @@ def summarise(raw, truths):
                             mean_width=np.nanmean(hi - lo),
                             binom_p=stats.binomtest(int(cover.sum()), R, 0.95).pvalue,
                             fallback_rate=grp["fallback"].mean(),
-                            mean_draws=grp["n_draws"].mean()))
+                            mean_draws=grp["n_draws"].mean(),
+                            hit_max_draws_rate=grp["hit_max_draws"].mean(),
+                            mean_ustat_seconds=grp["ustat_seconds"].mean()))
     return pd.DataFrame(out)
 
 
@@ -198,6 +205,9 @@ def main(argv=None):
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--speed-only", action="store_true", help="only the n_jobs speed test")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="replications run in parallel processes (same per-replication "
+                         "generators, so the results equal a sequential run)")
     args = ap.parse_args(argv)
     if args.speed_only:
         return _speed(args.quick)
@@ -208,7 +218,9 @@ def main(argv=None):
     if args.n:
         ns = {k: args.n for k in ns}
     RESULTS.mkdir(exist_ok=True)
-    suffix = ("_quick" if args.quick else "") + ("_stop" if args.mc_tol else "")
+    # mc_tol 0.1 (the original stopping-rule run) keeps the file names *_stop.csv
+    suffix = ("_quick" if args.quick else "") + (
+        "" if not args.mc_tol else "_stop" if args.mc_tol == 0.1 else f"_stop_tol{args.mc_tol:g}")
     root = np.random.default_rng(args.seed)
     truths, raw = {}, []
     for design in args.designs.split(","):
@@ -219,16 +231,28 @@ def main(argv=None):
               f"(MC s.e. {truths[design][1]:.1e})", flush=True)
         for n in ns[design]:
             t0 = time.perf_counter()
-            for gen in root.spawn(reps):
-                raw.append(one_replication(design, n, draws, gen, args.mc_tol))
-            print(f"  n = {n}: {reps} reps in {time.perf_counter() - t0:.0f} s", flush=True)
-            pd.DataFrame(raw).to_csv(RESULTS / f"cv_coverage_raw{suffix}.csv", index=False)
-            table = summarise(pd.DataFrame(raw), truths)
-            table.to_csv(RESULTS / f"cv_coverage{suffix}.csv", index=False)
+            rows = Parallel(n_jobs=args.jobs, return_as="generator")(
+                delayed(_one_rep_single_thread)(design, n, draws, gen, args.mc_tol)
+                for gen in root.spawn(reps))
+            for k, row in enumerate(rows, 1):
+                raw.append(row)
+                if k % 50 == 0 or k == reps:  # partial results survive an interrupted run
+                    pd.DataFrame(raw).to_csv(RESULTS / f"cv_coverage_raw{suffix}.csv",
+                                             index=False)
+                    table = summarise(pd.DataFrame(raw), truths)
+                    table.to_csv(RESULTS / f"cv_coverage{suffix}.csv", index=False)
+                    print(f"  n = {n}: {k} reps, {time.perf_counter() - t0:.0f} s", flush=True)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(table.round(4).to_string(index=False))
     if not args.no_speed:
         _speed(args.quick)
+
+
+def _one_rep_single_thread(*args):
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return one_replication(*args)
 
 
 def _speed(quick):

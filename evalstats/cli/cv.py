@@ -100,7 +100,7 @@ def demo_results(fast: bool, seed: int = 2026) -> list:
     X = rng.normal(size=(60, 3))
     y = (X[:, 0] + 0.5 * X[:, 1] + rng.logistic(size=60) > 0).astype(int)
     kw = dict(train_size=15, n_draws=100 if fast else 1000, rng=seed,
-              mc_tol=None if fast else 0.1, max_draws=None if fast else 4000, progress=False)
+              mc_tol=None if fast else 0.25, max_draws=None if fast else 4000, progress=False)
     one = cv_error_ci(GaussianNB(), X, y, **kw)
     two = compare_learners(GaussianNB(), DummyClassifier(), X, y, **kw)
     pool = datasets.load("sim_pool")
