@@ -26,14 +26,14 @@ import numpy as np
 import pandas as pd
 
 from evalstats import datasets
-from evalstats._budget_experiment import (
+from evalstats._parallel import map_replicates
+from evalstats.budget import guided_sample, plan_labels
+from evalstats.budget.simulation import (
     empirical_positives_needed,
     error_curve,
     labels_to_reach,
     random_rules,
 )
-from evalstats._parallel import map_replicates
-from evalstats.budget import guided_sample, plan_labels
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 
 import evalstats as es
-from evalstats._extrapolate_data import omniglot_scores
-from evalstats._extrapolate_methods import POLY_DEGREES
 from evalstats.extrapolate import METHOD_NAMES, average_accuracy, extrapolate_accuracy
+from evalstats.extrapolate._methods import POLY_DEGREES
+from evalstats.extrapolate.scores import omniglot_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "extrapolation_accuracy.csv"

@@ -1,6 +1,6 @@
 """evalstats: an R-style statistical workbench for evaluating classifiers.
 
-Capabilities (one public module each):
+Capabilities (one package each):
 
 * :mod:`evalstats.holdout` — intervals on a fixed test set (binomial, t).
 * :mod:`evalstats.budget` — labeling-budget planning (Valizadegan et al., SDM 2012).
@@ -65,6 +65,10 @@ __all__ = [
 
 
 def __getattr__(name: str):
+    if name in _CAPABILITIES:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
     if name in _LAZY:
         value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
         globals()[name] = value
@@ -73,4 +77,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_CAPABILITIES))

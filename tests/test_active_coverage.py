@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import evalstats as es
-from evalstats._active_estimators import ratio_estimate
-from evalstats._active_measures import measure_spec
 from evalstats._parallel import map_replicates
 from evalstats.active import active_budget, active_evaluate, optimal_proposal
+from evalstats.active._estimators import ratio_estimate
+from evalstats.active._measures import measure_spec
 
 pytestmark = pytest.mark.slow
 

@@ -19,9 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, optimize, special, stats
 
-from evalstats._active_estimators import interval, ratio_estimate
-from evalstats._active_measures import measure_spec
-from evalstats._active_proposals import (
+from evalstats._warnings import Notes
+from evalstats.active import optimal_proposal
+from evalstats.active._estimators import interval, ratio_estimate
+from evalstats.active._measures import measure_spec
+from evalstats.active._proposals import (
     expected_variance,
     general_radicand,
     intrinsic_estimate,
@@ -29,8 +31,6 @@ from evalstats._active_proposals import (
     pool_iv,
     radicand,
 )
-from evalstats._warnings import Notes
-from evalstats.active import optimal_proposal
 
 P1 = np.array([0.95, 0.7, 0.55, 0.3, 0.12, 0.02])
 F = np.array([1, 1, 1, 0, 0, 0], dtype=float)

@@ -194,7 +194,7 @@ def test_plugin_coverage_on_connect4_random_rules(shared_datasets, measure):
     # 1000 random positives labeled, prevalence known. Fraction of rules whose true measure
     # lies within E(measure) +/- half-width must be >= 0.95 - 3 SE for valid bounds.
     from evalstats import datasets
-    from evalstats._budget_experiment import plugin_measures, random_rules, true_measures
+    from evalstats.budget.simulation import plugin_measures, random_rules, true_measures
 
     df = datasets.load("connect4")
     y = (df["class"] == "draw").to_numpy().astype(int)

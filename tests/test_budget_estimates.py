@@ -202,8 +202,8 @@ def test_guided_sample_bad_input():
 
 def test_experiment_plugin_equals_bernstein_bound_mean():
     # the vignette/benchmark plug-in estimator is eq 3.4/3.8/3.10, i.e. BoundResult.estimate
-    from evalstats._budget_experiment import plugin_measures, random_rules, subset_measures
     from evalstats.budget import bernstein_bound
+    from evalstats.budget.simulation import plugin_measures, random_rules, subset_measures
 
     rng = np.random.default_rng(3)
     y = (rng.random(500) < 0.1).astype(int)

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from scipy import optimize
 from statsmodels.stats.proportion import proportion_confint
 
-from evalstats._budget_bounds import prevalence_sample_size
 from evalstats._warnings import SmallSampleWarning
 from evalstats.budget import bernstein_bound, plan_labels, tradeoff
+from evalstats.budget._bounds import prevalence_sample_size
 
 COVTYPE = dict(n_pool=581_012, prevalence=23_257 / 581_012)
 

@@ -13,8 +13,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
-from evalstats._cv_baselines import baseline_interval
-from evalstats._cv_draws import DrawTask
 from evalstats._warnings import NegativeVarianceWarning, SmallSampleWarning
 from evalstats.cv_variance import (
     CompareLearnersResult,
@@ -22,6 +20,8 @@ from evalstats.cv_variance import (
     compare_learners,
     cv_error_ci,
 )
+from evalstats.cv_variance._baselines import baseline_interval
+from evalstats.cv_variance._draws import DrawTask
 
 
 class MeanReg(RegressorMixin, BaseEstimator):

@@ -11,8 +11,6 @@ import pytest
 from scipy import integrate, special, stats
 
 from evalstats import datasets
-from evalstats._extrapolate_grid import normal_mean_accuracy
-from evalstats._extrapolate_methods import Polynomial, Radial
 from evalstats._warnings import ExtrapolationWarning, SmallSampleWarning
 from evalstats.extrapolate import (
     METHOD_NAMES,
@@ -22,6 +20,8 @@ from evalstats.extrapolate import (
     extrapolate_accuracy,
     true_class_rank,
 )
+from evalstats.extrapolate._grid import normal_mean_accuracy
+from evalstats.extrapolate._methods import Polynomial, Radial
 
 
 # -- brute-force references -------------------------------------------------------------------

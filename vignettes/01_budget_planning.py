@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from evalstats import datasets, report
-from evalstats._budget_experiment import (
+from evalstats.budget.simulation import (
     empirical_positives_needed,
     error_curve,
     labels_to_reach,

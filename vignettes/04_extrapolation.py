@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 import evalstats as es
-from evalstats._extrapolate_data import nearest_neighbour_scores, omniglot_scores
+from evalstats.extrapolate.scores import nearest_neighbour_scores, omniglot_scores
 from evalstats.extrapolate import average_accuracy, extrapolate_accuracy
 
 FAST = os.environ.get("EVALSTATS_VIGNETTE_FAST") == "1"

@@ -28,10 +28,21 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._active_calibration import CALIBRATIONS, fit_calibration
-from ._active_estimators import ActiveEstimate, LabeledSample, make_estimate
-from ._active_measures import MeasureSpec, companion_specs, measure_spec
-from ._active_proposals import (
+from .._result import EvalResult, _get_ax
+from .._validation import (
+    check_array,
+    check_confidence_level,
+    check_int,
+    check_option,
+    check_rng,
+    check_scalar,
+    fail,
+)
+from .._warnings import Notes
+from ._calibration import CALIBRATIONS, fit_calibration
+from ._estimators import ActiveEstimate, LabeledSample, make_estimate
+from ._measures import MeasureSpec, companion_specs, measure_spec
+from ._proposals import (
     Pool,
     Proposal,
     expected_variance,
@@ -42,18 +53,7 @@ from ._active_proposals import (
     pool_iv,
     radicand,
 )
-from ._active_state import StateStore
-from ._result import EvalResult, _get_ax
-from ._validation import (
-    check_array,
-    check_confidence_level,
-    check_int,
-    check_option,
-    check_rng,
-    check_scalar,
-    fail,
-)
-from ._warnings import Notes
+from ._state import StateStore
 
 __all__ = ["optimal_proposal", "active_evaluate", "active_design", "estimate_from_labels",
            "ActiveEvaluator", "active_budget", "ActiveEstimate", "Proposal", "BudgetForecast"]

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ._cv_draws import fit_predict, single_threaded
-from ._parallel import map_replicates
+from .._parallel import map_replicates
+from ._draws import fit_predict, single_threaded
 
 __all__ = ["BASELINES", "baseline_scores", "baseline_interval"]
 

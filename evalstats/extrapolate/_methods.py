@@ -15,9 +15,9 @@ import numpy as np
 from scipy import optimize, stats
 from scipy.special import log_ndtr, logsumexp, ndtr
 
-from . import _extrapolate_grid as grid
-from ._extrapolate_ranks import ata_curve
-from ._warnings import ConvergenceError, ConvergenceWarning
+from .._warnings import ConvergenceError, ConvergenceWarning
+from . import _grid as grid
+from ._ranks import ata_curve
 
 RADIAL_BANDWIDTHS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 POLY_DEGREES = (3, 6, 12, 24)

@@ -33,11 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _budget_bounds as _bb
-from . import _budget_plan as _bp
-from ._budget_estimates import poisson_ratio, stratified_ratio
-from ._result import ConfidenceInterval, EvalResult, _get_ax
-from ._validation import (
+from .._result import ConfidenceInterval, EvalResult, _get_ax
+from .._validation import (
     check_array,
     check_binary_labels,
     check_confidence_level,
@@ -47,7 +44,10 @@ from ._validation import (
     check_scalar,
     fail,
 )
-from ._warnings import ApproximationWarning, Notes, SmallSampleWarning, UndefinedEstimateWarning
+from .._warnings import ApproximationWarning, Notes, SmallSampleWarning, UndefinedEstimateWarning
+from . import _bounds as _bb
+from . import _plan as _bp
+from ._estimates import poisson_ratio, stratified_ratio
 
 __all__ = [
     "bernstein_bound", "BoundResult", "tradeoff", "TradeoffResult", "alpha_map", "plan_labels",
@@ -1040,7 +1040,7 @@ def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided", n_seed:
     >>> bool(res.labels.sum() > 4 * 200 * y.mean())
     True
     """
-    from ._budget_sampling import default_estimator, guided_order, random_order
+    from ._sampling import default_estimator, guided_order, random_order
 
     x = check_array(X, "X", ndim=2)
     n_pool = x.shape[0]

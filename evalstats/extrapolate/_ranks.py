@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
-from ._validation import check_array, check_consistent_length, check_option, check_rng, fail
+from .._validation import check_array, check_consistent_length, check_option, check_rng, fail
 
 TIES = ("random", "pessimistic", "optimistic")
 

@@ -28,11 +28,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._cv_baselines import BASELINES, baseline_interval, baseline_scores
-from ._cv_draws import BUILTIN_LOSSES, DrawTask, aggregate
-from ._parallel import _check_n_jobs, map_replicates
-from ._result import ConfidenceInterval, EvalResult, wald_interval
-from ._validation import (
+from .._parallel import _check_n_jobs, map_replicates
+from .._result import ConfidenceInterval, EvalResult, wald_interval
+from .._validation import (
     check_array,
     check_confidence_level,
     check_consistent_length,
@@ -42,7 +40,9 @@ from ._validation import (
     check_scalar,
     fail,
 )
-from ._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes, SmallSampleWarning
+from .._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes, SmallSampleWarning
+from ._baselines import BASELINES, baseline_interval, baseline_scores
+from ._draws import BUILTIN_LOSSES, DrawTask, aggregate
 
 __all__ = ["cv_error_ci", "compare_learners", "CVErrorResult", "CompareLearnersResult",
            "METHODS", "INTERVALS", "ustat_df"]
@@ -142,7 +142,7 @@ class CVErrorResult(EvalResult):
 
     def plot(self, ax=None, **kwargs):
         """The interval at 80/90/95/99 % (U-statistic) or the split scores (baselines)."""
-        from ._result import _get_ax
+        from .._result import _get_ax
 
         ax = _get_ax(ax)
         if self.split_scores is not None:
@@ -296,7 +296,7 @@ def _cv_iv(estimators, X, y, train_size, loss, loss_range, method, confidence_le
     n = check_consistent_length(X=X, y=y)
     g = check_int(train_size, "train_size", low=0)
     if loss == "auc":
-        from ._validation import check_binary_labels
+        from .._validation import check_binary_labels
 
         y = check_binary_labels(y, "y")
         need = 2 * g + 4

@@ -28,18 +28,18 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._extrapolate_methods import METHODS, AveragedCurve, Data, Method, SubsampleTask, warn_status
-from ._extrapolate_ranks import average_accuracy, average_risk, true_class_rank, validate_scores
-from ._parallel import map_replicates
-from ._result import ConfidenceInterval, EvalResult, _get_ax
-from ._validation import check_confidence_level, check_int, check_option, check_rng, fail
-from ._warnings import (
+from .._parallel import map_replicates
+from .._result import ConfidenceInterval, EvalResult, _get_ax
+from .._validation import check_confidence_level, check_int, check_option, check_rng, fail
+from .._warnings import (
     ConvergenceError,
     ConvergenceWarning,
     ExtrapolationWarning,
     Notes,
     SmallSampleWarning,
 )
+from ._methods import METHODS, AveragedCurve, Data, Method, SubsampleTask, warn_status
+from ._ranks import average_accuracy, average_risk, true_class_rank, validate_scores
 
 __all__ = ["average_accuracy", "average_risk", "true_class_rank", "extrapolate_accuracy",
            "AccuracyExtrapolation", "METHOD_NAMES"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._budget_bounds import PoolCounts, count_variance, measure_halfwidth, paper_form_valid
+from ._bounds import PoolCounts, count_variance, measure_halfwidth, paper_form_valid
 
 STRATEGIES = ("positives", "random")
 PAIRS = ("precision-specificity", "sensitivity-specificity", "rule-rate-equals-prevalence")

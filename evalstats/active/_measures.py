@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_option, check_scalar, fail
+from .._validation import check_option, check_scalar, fail
 
 MEASURES = ("f1", "precision", "recall", "fbeta", "accuracy", "error", "squared")
 

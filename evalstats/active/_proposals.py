@@ -23,16 +23,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._active_measures import MeasureSpec
-from ._result import EvalResult, _get_ax
-from ._validation import (
+from .._result import EvalResult, _get_ax
+from .._validation import (
     check_array,
     check_consistent_length,
     check_probability,
     check_probability_matrix,
     fail,
 )
-from ._warnings import Notes, UndefinedEstimateWarning
+from .._warnings import Notes, UndefinedEstimateWarning
+from ._measures import MeasureSpec
 
 __all__ = ["Pool", "Proposal", "pool_iv", "radicand", "general_radicand", "mix_uniform"]
 

@@ -36,9 +36,9 @@ import pandas as pd
 from scipy import special, stats
 from statsmodels.stats.proportion import proportion_confint
 
-from ._active_measures import MeasureSpec
-from ._result import ConfidenceInterval, EvalResult, _get_ax
-from ._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
+from .._result import ConfidenceInterval, EvalResult, _get_ax
+from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
+from ._measures import MeasureSpec
 
 __all__ = ["LabeledSample", "ActiveEstimate", "ratio_estimate", "make_estimate"]
 
