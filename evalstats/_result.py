@@ -1,15 +1,19 @@
-"""The immutable result base shared by every evalstats estimator.
+"""The two immutable result bases shared by every evalstats result.
 
-Every result carries ``estimate``, ``std_error`` and ``confidence_level`` and
-offers ``conf_int(confidence_level=...)`` (recomputed without refitting),
-``tidy()`` (fixed columns ``term, estimate, std_error, conf_low, conf_high,
-confidence_level, method``), ``glance()`` (exactly one row), ``summary()`` (a
-:class:`~evalstats._report.Report`), ``plot(ax=None)`` and a one-line repr such
-as ``<ActiveEstimate f1=0.812 [0.771, 0.853] 95%, 300 labels>``.
+* :class:`Reportable` — anything a user can print, tabulate, report and plot: plans,
+  designs, forecasts, proposals. It has ``name``, ``data``, ``call``, ``diagnostics``,
+  ``notes``, ``tidy()``, ``glance()``, ``summary()`` (a :class:`~evalstats._report.Report`),
+  ``plot(ax=None)`` and a one-line repr, and never shows an interval.
+* :class:`EvalResult` — an *estimate*: ``Reportable`` plus ``estimate``, ``std_error``,
+  ``confidence_level`` and ``conf_int(confidence_level=None, method=None)`` (recomputed
+  without refitting; the interval method is an argument, as in scipy's
+  ``BinomTestResult.proportion_ci``, and the default is stored in one field,
+  ``interval_method``). ``tidy()`` has fixed columns ``term, estimate, std_error, conf_low,
+  conf_high, confidence_level, method``.
 
-Subclasses add fields and override :meth:`EvalResult._interval` (how an
-interval is computed at a given level), :meth:`EvalResult._tidy_rows` (several
-terms) and :meth:`EvalResult._glance_extra`.
+Every concrete subclass registers itself in :data:`RESULT_CLASSES`; the contract test
+(``tests/test_result_contract.py``) runs over that registry. :func:`critical_value` is the
+one place a normal or t quantile for an interval is computed.
 """
 
 from __future__ import annotations
@@ -18,23 +22,47 @@ import math
 from collections import namedtuple
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from ._report import Report, format_value
-from ._validation import check_confidence_level
+from ._validation import check_confidence_level, check_option
 
-__all__ = ["ConfidenceInterval", "EvalResult", "TIDY_COLUMNS", "freeze_array", "wald_interval"]
+__all__ = ["ConfidenceInterval", "Reportable", "EvalResult", "FrozenDict", "RESULT_CLASSES",
+           "TIDY_COLUMNS", "critical_value", "freeze_array", "wald_interval"]
 
 ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 ConfidenceInterval.__doc__ = "A confidence interval ``(low, high)``."
 
 TIDY_COLUMNS = ("term", "estimate", "std_error", "conf_low", "conf_high", "confidence_level",
                 "method")
+
+#: every result class defined in the package, by name (filled by ``__init_subclass__``)
+RESULT_CLASSES: dict[str, type] = {}
+
+
+class FrozenDict(dict):
+    """A read-only ``dict`` (picklable and deep-copyable, unlike ``MappingProxyType``)."""
+
+    def _readonly(self, *args, **kwargs):
+        raise TypeError(f"{type(self).__name__} is read-only")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _readonly  # type: ignore[assignment]
+    __ior__ = _readonly  # type: ignore[assignment]
+
+    def __reduce__(self):
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        import copy
+
+        return FrozenDict(copy.deepcopy(dict(self), memo))
 
 
 def freeze_array(a: Any) -> np.ndarray:
@@ -44,21 +72,139 @@ def freeze_array(a: Any) -> np.ndarray:
     return arr
 
 
+def critical_value(level: float, df: float | None = None) -> float:
+    r"""Two-sided critical value :math:`q_{(1+\text{level})/2}` of N(0, 1), or of t(df).
+
+    ``df=None`` or infinite gives the normal quantile.
+    """
+    p = 0.5 + level / 2.0
+    if df is None or not np.isfinite(df):
+        return float(stats.norm.ppf(p))
+    return float(stats.t.ppf(p, df))
+
+
 def wald_interval(estimate: float, std_error: float | None, level: float,
                   df: float | None = None) -> ConfidenceInterval:
-    """``estimate ± q · std_error`` with ``q`` the normal (``df=None``) or t quantile."""
+    """``estimate ± q · std_error`` with ``q = critical_value(level, df)``."""
     if std_error is None or not np.isfinite(std_error) or not np.isfinite(estimate):
         return ConfidenceInterval(float("nan"), float("nan"))
-    if df is None or not np.isfinite(df):
-        q = stats.norm.ppf(0.5 + level / 2.0)
-    else:
-        q = stats.t.ppf(0.5 + level / 2.0, df)
+    q = critical_value(level, df)
     return ConfidenceInterval(float(estimate - q * std_error), float(estimate + q * std_error))
 
 
+def _freeze_fields(obj) -> None:
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        if isinstance(v, Mapping) and not isinstance(v, FrozenDict):
+            object.__setattr__(obj, f.name, FrozenDict(v))
+        elif isinstance(v, np.ndarray) and v.flags.writeable:
+            object.__setattr__(obj, f.name, freeze_array(v))
+        elif isinstance(v, list) and f.name == "notes":
+            object.__setattr__(obj, f.name, tuple(v))
+
+
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
-class EvalResult:
-    """Base class of every evalstats result (immutable).
+class Reportable:
+    """Base of every result a user can print, tabulate, report and plot (immutable).
+
+    Plans, designs, forecasts and proposals derive from this class directly; estimates
+    derive from :class:`EvalResult`. Subclasses implement :meth:`_tidy_rows`,
+    :meth:`_repr_body` and, where useful, :meth:`_glance_extra`, :meth:`_extra_tables`,
+    :meth:`_header` and :meth:`plot`.
+
+    Attributes
+    ----------
+    name : str
+        A label for reports (section title); empty for the class's default title.
+    data : str
+        Description of the data, for the report header.
+    call : mapping
+        The arguments of the call that produced the result (R's ``$call``).
+    diagnostics : mapping
+        Method-specific diagnostics (effective sample size, solver status, seed, ...).
+    notes : tuple of str
+        Notes and warnings gathered during the computation; a note starting with
+        ``[`` is a warning and marks the repr with ``!``.
+    """
+
+    name: str = ""
+    data: str = ""
+    call: Mapping[str, Any] = field(default_factory=dict)
+    diagnostics: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    #: title used when ``name`` is empty
+    _default_title: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.__name__.startswith("_"):
+            RESULT_CLASSES[cls.__name__] = cls
+
+    def __post_init__(self) -> None:
+        _freeze_fields(self)
+
+    # -- tables ---------------------------------------------------------------------------
+    def _tidy_rows(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def tidy(self) -> pd.DataFrame:
+        """One row per reported quantity (columns are class-specific)."""
+        return pd.DataFrame(self._tidy_rows()).reset_index(drop=True)
+
+    def _glance_extra(self) -> dict[str, Any]:
+        return {}
+
+    def glance(self) -> pd.DataFrame:
+        """Exactly one row of result-level information."""
+        row: dict[str, Any] = {"n_notes": len(self.notes)}
+        row.update(self._glance_extra())
+        return pd.DataFrame([row])
+
+    # -- report ---------------------------------------------------------------------------
+    def _title(self) -> str:
+        return self.name or self._default_title or type(self).__name__
+
+    def _header(self) -> dict[str, Any]:
+        hdr: dict[str, Any] = {}
+        if self.data:
+            hdr["Data"] = self.data
+        if self.call:
+            hdr["Call"] = _call_text(type(self).__name__, self.call)
+        return hdr
+
+    def _main_table(self) -> tuple[str, pd.DataFrame]:
+        return ("Results", self.tidy())
+
+    def _extra_tables(self) -> list[tuple[str, pd.DataFrame]]:
+        return []
+
+    def summary(self) -> Report:
+        """A :class:`~evalstats._report.Report` (text/HTML/LaTeX/Markdown)."""
+        tables = [self._main_table()] + list(self._extra_tables())
+        return Report(title=self._title(), header=self._header(), tables=tuple(tables),
+                      notes=tuple(self.notes))
+
+    # -- plot -----------------------------------------------------------------------------
+    def plot(self, ax=None, **kwargs):
+        """Plot the result; returns the matplotlib Axes."""
+        raise NotImplementedError
+
+    # -- repr -----------------------------------------------------------------------------
+    def _repr_body(self) -> str:
+        return ""
+
+    def _flag(self) -> str:
+        return " !" if self.notes and any(n.startswith("[") for n in self.notes) else ""
+
+    def __repr__(self) -> str:
+        body = self._repr_body()
+        return f"<{type(self).__name__}{' ' + body if body else ''}{self._flag()}>"
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class EvalResult(Reportable):
+    """Base class of every evalstats *estimate* (immutable).
 
     Attributes
     ----------
@@ -69,7 +215,10 @@ class EvalResult:
     confidence_level : float
         Level of the default interval (``conf_int()`` without argument).
     method : str
-        Short name of the method (shown in ``tidy()`` and ``summary()``).
+        Short name of the estimation method (shown in ``tidy()`` and ``summary()``).
+    interval_method : str
+        The default interval method of ``conf_int`` (one of the class's
+        ``INTERVAL_METHODS``; ``"wald"`` for the base class).
     term : str
         Name of the estimated quantity (``"error"``, ``"f1"``, ...).
     n : int or None
@@ -78,53 +227,56 @@ class EvalResult:
         What ``n`` counts (``"labels"``, ``"test cases"``, ...).
     df : float or None
         Degrees of freedom for a t interval; ``None`` gives a normal interval.
-    data : str
-        Description of the data, for the report header.
-    call : mapping
-        The arguments of the call that produced the result (R's ``$call``).
-    diagnostics : mapping
-        Method-specific diagnostics (effective sample size, solver status, seed, ...).
-    notes : tuple of str
-        Notes and warnings gathered during the computation.
+    name, data, call, diagnostics, notes
+        As in :class:`Reportable`.
     """
 
     estimate: float
     std_error: float | None
     confidence_level: float = 0.95
     method: str = ""
+    interval_method: str = ""
     term: str = "estimate"
     n: int | None = None
     n_unit: str = "observations"
     df: float | None = None
-    data: str = ""
-    call: Mapping[str, Any] = field(default_factory=dict)
-    diagnostics: Mapping[str, Any] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
+
+    #: interval methods ``conf_int(method=...)`` accepts; the first is the default
+    INTERVAL_METHODS: ClassVar[tuple[str, ...]] = ("wald",)
 
     def __post_init__(self) -> None:
         check_confidence_level(self.confidence_level)
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if isinstance(v, dict):
-                object.__setattr__(self, f.name, MappingProxyType(dict(v)))
-            elif isinstance(v, np.ndarray) and v.flags.writeable:
-                object.__setattr__(self, f.name, freeze_array(v))
-            elif isinstance(v, list) and f.name == "notes":
-                object.__setattr__(self, f.name, tuple(v))
+        if not self.interval_method:
+            object.__setattr__(self, "interval_method", self.INTERVAL_METHODS[0])
+        check_option(self.interval_method, "interval_method", self.INTERVAL_METHODS)
+        super().__post_init__()
 
     # -- intervals ------------------------------------------------------------------------
-    def _interval(self, level: float) -> ConfidenceInterval:
-        """Interval at ``level``; default is Wald (normal or t with ``df``)."""
+    def _interval(self, level: float, method: str) -> ConfidenceInterval:
+        """Interval at ``level`` by ``method``; the base class is Wald (normal or t(df))."""
         return wald_interval(self.estimate, self.std_error, level, self.df)
 
-    def conf_int(self, confidence_level: float | None = None) -> ConfidenceInterval:
-        """Confidence interval ``(low, high)`` at ``confidence_level`` (default: the result's).
+    def _level_method(self, confidence_level, method) -> tuple[float, str]:
+        level = (self.confidence_level if confidence_level is None
+                 else check_confidence_level(confidence_level))
+        method = (self.interval_method if method is None
+                  else check_option(method, "method", self.INTERVAL_METHODS))
+        return level, method
+
+    def conf_int(self, confidence_level: float | None = None,
+                 method: str | None = None) -> ConfidenceInterval:
+        """Confidence interval ``(low, high)``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            Default: the result's ``confidence_level``.
+        method : str, optional
+            One of ``INTERVAL_METHODS``; default: the result's ``interval_method``.
 
         Recomputed from stored quantities; nothing is refitted.
         """
-        level = self.confidence_level if confidence_level is None else check_confidence_level(
-            confidence_level)
-        return self._interval(level)
+        return self._interval(*self._level_method(confidence_level, method))
 
     @property
     def ci(self) -> ConfidenceInterval:
@@ -132,25 +284,21 @@ class EvalResult:
         return self.conf_int()
 
     # -- tables ---------------------------------------------------------------------------
-    def _tidy_rows(self, level: float) -> list[dict[str, Any]]:
-        lo, hi = self._interval(level)
+    def _tidy_rows(self, level: float, method: str) -> list[dict[str, Any]]:  # type: ignore[override]
+        lo, hi = self._interval(level, method)
         return [dict(term=self.term, estimate=self.estimate, std_error=self.std_error,
                      conf_low=lo, conf_high=hi, confidence_level=level, method=self.method)]
 
-    def tidy(self, confidence_level: float | None = None) -> pd.DataFrame:
+    def tidy(self, confidence_level: float | None = None,
+             method: str | None = None) -> pd.DataFrame:
         """One row per estimated term, with fixed columns.
 
         Columns: ``term, estimate, std_error, conf_low, conf_high, confidence_level,
         method`` (subclasses may append columns after these).
         """
-        level = self.confidence_level if confidence_level is None else check_confidence_level(
-            confidence_level)
-        df = pd.DataFrame(self._tidy_rows(level))
+        df = pd.DataFrame(self._tidy_rows(*self._level_method(confidence_level, method)))
         extra = [c for c in df.columns if c not in TIDY_COLUMNS]
         return df[list(TIDY_COLUMNS) + extra].reset_index(drop=True)
-
-    def _glance_extra(self) -> dict[str, Any]:
-        return {}
 
     def glance(self) -> pd.DataFrame:
         """Exactly one row of model-level statistics."""
@@ -162,9 +310,6 @@ class EvalResult:
         return pd.DataFrame([row])
 
     # -- report ---------------------------------------------------------------------------
-    def _title(self) -> str:
-        return type(self).__name__
-
     def _header(self) -> dict[str, Any]:
         hdr: dict[str, Any] = {"Method": self.method}
         if self.data:
@@ -176,14 +321,8 @@ class EvalResult:
             hdr["Call"] = _call_text(type(self).__name__, self.call)
         return hdr
 
-    def _extra_tables(self) -> list[tuple[str, pd.DataFrame]]:
-        return []
-
-    def summary(self) -> Report:
-        """A :class:`~evalstats._report.Report` (text/HTML/LaTeX/Markdown)."""
-        tables = [("Estimates", self.tidy())] + list(self._extra_tables())
-        return Report(title=self._title(), header=self._header(), tables=tuple(tables),
-                      notes=tuple(self.notes))
+    def _main_table(self) -> tuple[str, pd.DataFrame]:
+        return ("Estimates", self.tidy())
 
     # -- plot -----------------------------------------------------------------------------
     def plot(self, ax=None, **kwargs):
@@ -209,12 +348,14 @@ class EvalResult:
         return ax
 
     # -- repr -----------------------------------------------------------------------------
-    def __repr__(self) -> str:
+    def _repr_body(self) -> str:
         lo, hi = self.conf_int()
         n_txt = f", {self.n} {self.n_unit}" if self.n is not None else ""
-        flag = " !" if self.notes and any(n.startswith("[") for n in self.notes) else ""
-        return (f"<{type(self).__name__} {self.term}={format_value(self.estimate, 3)} "
-                f"[{_r3(lo)}, {_r3(hi)}] {100 * self.confidence_level:g}%{n_txt}{flag}>")
+        return (f"{self.term}={format_value(self.estimate, 3)} "
+                f"[{_r3(lo)}, {_r3(hi)}] {100 * self.confidence_level:g}%{n_txt}")
+
+
+RESULT_CLASSES["EvalResult"] = EvalResult
 
 
 def _r3(x: float) -> str:

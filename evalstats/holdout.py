@@ -51,8 +51,8 @@ class ErrorRateResult(EvalResult):
     n_errors : int
         Number of misclassified test cases ``k``.
     interval_method : str
-        One of ``exact`` (Clopper–Pearson), ``wilson``, ``agresti_coull``,
-        ``jeffreys``, ``normal``.
+        Default interval: one of ``exact`` (Clopper–Pearson, the default), ``wilson``,
+        ``agresti_coull``, ``jeffreys``, ``normal``; ``conf_int(method=...)`` gives any.
     null : float or None
         Error rate under the null hypothesis, if a test was requested.
     p_value : float or None
@@ -60,13 +60,14 @@ class ErrorRateResult(EvalResult):
     """
 
     n_errors: int = 0
-    interval_method: str = "exact"
     null: float | None = None
     p_value: float | None = None
 
-    def _interval(self, level: float) -> ConfidenceInterval:
+    INTERVAL_METHODS = tuple(BINOMIAL_METHODS)
+
+    def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         lo, hi = proportion_confint(self.n_errors, self.n, alpha=1 - level,
-                                    method=BINOMIAL_METHODS[self.interval_method])
+                                    method=BINOMIAL_METHODS[method or self.interval_method])
         return ConfidenceInterval(float(max(lo, 0.0)), float(min(hi, 1.0)))
 
     def _glance_extra(self) -> dict[str, Any]:
@@ -277,8 +278,8 @@ class AUCResult(EvalResult):
     placements_pos: np.ndarray = None  # type: ignore[assignment]
     placements_neg: np.ndarray = None  # type: ignore[assignment]
 
-    def _interval(self, level: float) -> ConfidenceInterval:
-        lo, hi = super()._interval(level)
+    def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
+        lo, hi = super()._interval(level, method)
         return ConfidenceInterval(max(lo, 0.0), min(hi, 1.0)) if np.isfinite(lo) else (
             ConfidenceInterval(lo, hi))
 

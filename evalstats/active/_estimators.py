@@ -159,7 +159,7 @@ class ActiveEstimate(EvalResult):
     plot_pred: np.ndarray | None = None
     extra: dict = field(default_factory=dict)
 
-    def _interval(self, level: float) -> ConfidenceInterval:
+    def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         return interval(self.estimate, self.std_error, self.n_draws, self.ess, self.zero_width,
                         self.bounded, level, self.interval_scale)
 
@@ -175,8 +175,8 @@ class ActiveEstimate(EvalResult):
                     "Pool size": self.pool_size})
         return hdr
 
-    def _tidy_rows(self, level: float) -> list[dict[str, Any]]:
-        rows = super()._tidy_rows(level)
+    def _tidy_rows(self, level: float, method: str = "") -> list[dict[str, Any]]:
+        rows = super()._tidy_rows(level, method)
         rows[0].update(defined=self.defined, zero_width=self.zero_width)
         return rows
 

@@ -161,13 +161,13 @@ class BoundResult(EvalResult):
                                  xi)
         return float(p[0]) if p.size == 1 else p
 
-    def _interval(self, level: float) -> ConfidenceInterval:
+    def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         h = self.half_width_at(level)
         lo, hi = self.deterministic_range
         return ConfidenceInterval(max(lo, self.estimate - h), min(hi, self.estimate + h))
 
-    def _tidy_rows(self, level):
-        row = super()._tidy_rows(level)[0]
+    def _tidy_rows(self, level, method: str = ""):
+        row = super()._tidy_rows(level, method)[0]
         row.update(half_width=self.half_width_at(level), bound=self.bound,
                    variance=self.variance, n_rules=self.n_rules,
                    paper_condition_holds=self.paper_condition_holds)
@@ -329,10 +329,10 @@ class TradeoffResult(EvalResult):
     prevalence: float = 0.0
     rule_rate: float = 0.0
 
-    def _interval(self, level):
+    def _interval(self, level, method: str = ""):
         return ConfidenceInterval(self.estimate, self.estimate)
 
-    def _tidy_rows(self, level):
+    def _tidy_rows(self, level, method: str = ""):
         rows = []
         for rec in self.table.to_dict("records"):
             rows.append(dict(term=rec["pair"], estimate=rec["alpha"], std_error=None,
@@ -510,10 +510,10 @@ class LabelPlan(EvalResult):
     prevalence: float = 0.0
     rule_rate: float = 0.0
 
-    def _interval(self, level):
+    def _interval(self, level, method: str = ""):
         return ConfidenceInterval(float(self.n_total), float(self.n_total))
 
-    def _tidy_rows(self, level):
+    def _tidy_rows(self, level, method: str = ""):
         rows = []
         for rec in self.table.to_dict("records"):
             term = f"{rec['measure']}[{rec['bound']},{rec['strategy']}]"
@@ -798,11 +798,11 @@ class RuleEvaluation(EvalResult):
     def _row_interval(self, est, se, n_den, level):
         return _kg_interval(est, se, n_den, level)
 
-    def _interval(self, level):
+    def _interval(self, level, method: str = ""):
         first = self.table.iloc[0]
         return self._row_interval(self.estimate, self.std_error, first["n_denominator"], level)
 
-    def _tidy_rows(self, level):
+    def _tidy_rows(self, level, method: str = ""):
         rows = []
         for rec in self.table.to_dict("records"):
             lo, hi = self._row_interval(rec["estimate"], rec["std_error"],
@@ -968,7 +968,7 @@ class RetrievalResult(EvalResult):
     strategy: str = "guided"
     pool_prevalence: float | None = None
 
-    def _interval(self, level):
+    def _interval(self, level, method: str = ""):
         return ConfidenceInterval(self.estimate, self.estimate)
 
     def _glance_extra(self):

@@ -102,7 +102,7 @@ class CVErrorResult(EvalResult):
     split_scores: np.ndarray | None = None
     loss_range: tuple = (-np.inf, np.inf)
 
-    def _interval(self, level: float) -> ConfidenceInterval:
+    def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         if self.interval == "log":
             if not (self.estimate > 0 and self.std_error is not None):
                 return ConfidenceInterval(float("nan"), float("nan"))
@@ -187,8 +187,8 @@ class CompareLearnersResult(CVErrorResult):
     p_value: float = float("nan")
     names: tuple = ("A", "B")
 
-    def _tidy_rows(self, level: float) -> list[dict[str, Any]]:
-        rows = super()._tidy_rows(level)
+    def _tidy_rows(self, level: float, method: str = "") -> list[dict[str, Any]]:
+        rows = super()._tidy_rows(level, method)
         rows[0].update(statistic=self.statistic, p_value=self.p_value)
         for name, est, se in ((self.names[0], self.estimate_a, self.std_error_a),
                               (self.names[1], self.estimate_b, self.std_error_b)):
@@ -198,7 +198,7 @@ class CompareLearnersResult(CVErrorResult):
                              method=self.method, statistic=np.nan, p_value=np.nan))
         return rows
 
-    def _interval(self, level: float) -> ConfidenceInterval:
+    def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         lo, hi = wald_interval(self.estimate, self.std_error, level, self.df)
         return _clip(lo, hi, _diff_range(self.loss_range))
 

@@ -133,11 +133,11 @@ class AccuracyExtrapolation(EvalResult):
         preds = np.array([_predict_curve(c, ks) for c in self._half_curves])
         return preds.std(axis=0, ddof=1)
 
-    def _interval(self, level: float) -> ConfidenceInterval:
+    def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         row = self.predict(self.k_target[0], level).iloc[0]
         return ConfidenceInterval(float(row.conf_low), float(row.conf_high))
 
-    def _tidy_rows(self, level: float) -> list[dict[str, Any]]:
+    def _tidy_rows(self, level: float, method: str = "") -> list[dict[str, Any]]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ExtrapolationWarning)
             pr = self.predict(list(self.k_target), level)
