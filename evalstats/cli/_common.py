@@ -1,0 +1,81 @@
+"""What every subcommand shares: ``--format``, ``--out``, ``--seed``, and old flag aliases.
+
+* :func:`add_output_args` adds ``--format {text,markdown,html,latex}`` (what is printed),
+  ``--out PATH`` (also write a report: ``.html`` with plots, ``.md``, ``.tex`` or ``.txt``)
+  and, unless ``seed=False``, ``--seed INT``. The default seed is ``None``: a fresh seed is
+  drawn, used and printed, so every run can be repeated (:func:`resolve_seed`).
+* :func:`emit` prints the results in ``--format`` and writes ``--out``.
+* :func:`add_alias` keeps an old flag working, hidden from ``--help``, with a
+  ``FutureWarning`` naming the new spelling (flags are spelled like the API's arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+FORMATS = ("text", "markdown", "html", "latex")
+
+__all__ = ["FORMATS", "add_output_args", "add_alias", "resolve_seed", "emit"]
+
+
+def add_output_args(p: argparse.ArgumentParser, *, seed: bool = True,
+                    out_help: str = "also write a report (.html with plots, .md, .tex, .txt)"
+                    ) -> None:
+    """Add the shared ``--format``, ``--out`` and (optionally) ``--seed`` flags."""
+    p.add_argument("--format", default="text", choices=FORMATS,
+                   help="format of what is printed (default text)")
+    p.add_argument("--out", metavar="PATH", default=None, help=out_help)
+    if seed:
+        p.add_argument("--seed", type=int, default=None,
+                       help="random seed (default: a fresh one, printed so the run can be "
+                            "repeated)")
+
+
+class _AliasAction(argparse.Action):
+    def __init__(self, option_strings, dest, new_flag: str = "", **kwargs):
+        self.new_flag = new_flag
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        warnings.warn(f"{option_string} is deprecated; use {self.new_flag}", FutureWarning,
+                      stacklevel=2)
+        print(f"evalstats: note: {option_string} is deprecated; use {self.new_flag}",
+              file=sys.stderr)
+        setattr(namespace, self.dest, True if self.nargs == 0 else values)
+
+
+def add_alias(p: argparse.ArgumentParser, old: str, new: str, dest: str, *,
+              type: Any = None, flag: bool = False) -> None:
+    """Accept the old flag ``old`` for ``dest`` (hidden; warns to use ``new``)."""
+    kwargs: dict[str, Any] = {"nargs": 0} if flag else {"type": type}
+    p.add_argument(old, dest=dest, action=_AliasAction, new_flag=new, help=argparse.SUPPRESS,
+                   default=argparse.SUPPRESS, **kwargs)
+
+
+def resolve_seed(args: argparse.Namespace) -> int:
+    """``args.seed``, or a fresh seed (stored back in ``args.seed`` and printed to stderr)."""
+    if getattr(args, "seed", None) is None:
+        import numpy as np
+
+        args.seed = int(np.random.SeedSequence().entropy % (2**32))
+        print(f"evalstats: using --seed {args.seed}", file=sys.stderr)
+    return int(args.seed)
+
+
+def emit(results: Sequence[Any] | Any, args: argparse.Namespace, *,
+         title: str = "evalstats report") -> None:
+    """Print each result's summary in ``args.format``; write ``args.out`` if given."""
+    items = list(results) if isinstance(results, list | tuple) else [results]
+    print("\n\n".join(r.summary().render(args.format) for r in items))
+    if getattr(args, "out", None):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from .. import report
+
+        report(items, title=title, path=args.out)
+        print(f"\nReport written to {args.out}")
