@@ -66,8 +66,14 @@ class ErrorRateResult(EvalResult):
     INTERVAL_METHODS = tuple(BINOMIAL_METHODS)
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
+        method = method or self.interval_method
         lo, hi = proportion_confint(self.n_errors, self.n, alpha=1 - level,
-                                    method=BINOMIAL_METHODS[method or self.interval_method])
+                                    method=BINOMIAL_METHODS[method])
+        if method == "jeffreys":
+            # Brown, Cai & DasGupta (2001): the equal-tailed Jeffreys interval must reach the
+            # boundary when k = 0 or k = n, else it excludes the estimate itself.
+            lo = 0.0 if self.n_errors == 0 else lo
+            hi = 1.0 if self.n_errors == self.n else hi
         return ConfidenceInterval(float(max(lo, 0.0)), float(min(hi, 1.0)))
 
     def _glance_extra(self) -> dict[str, Any]:
