@@ -18,7 +18,8 @@ REF = Path(__file__).parent / "reference"
 BINOM = pd.read_csv(REF / "binomial.csv")
 
 
-@pytest.mark.parametrize("row", BINOM.to_dict("records"), ids=lambda r: f"{r['k']:g}/{r['n']:g}@{r['level']}")
+@pytest.mark.parametrize("row", BINOM.to_dict("records"),
+                         ids=lambda r: f"{r['k']:g}/{r['n']:g}@{r['level']}")
 @pytest.mark.parametrize("method", ["exact", "wilson", "jeffreys"])
 def test_error_ci_against_R(row, method):
     # R: binom.test (exact), prop.test(correct = FALSE) (wilson), qbeta equal tails (jeffreys)
