@@ -119,7 +119,8 @@ def test_report_document_html_and_md(tmp_path):
 def test_report_single_and_plain_save(tmp_path):
     res = _results()[0]
     rep = res.summary()
-    assert rep.save(tmp_path / "a.tex").read_text().startswith("\\begin{table}")
+    tex = rep.save(tmp_path / "a.tex").read_text()
+    assert tex.startswith("\\subsection{") and "\\begin{table}" in tex
     assert "Estimates" not in rep.save(tmp_path / "a.txt").read_text()[:5]
     assert "<h1>" in es.report(res).as_html()
     assert isinstance(rep.to_frame(), pd.DataFrame)
@@ -152,4 +153,4 @@ def test_report_with_notes_only_renders_everywhere():
     rep = es.Report(title="Skipped section", notes=("nothing to show",))
     assert rep.as_text().startswith("Skipped section\n===")
     assert "nothing to show" in rep.as_html() and "nothing to show" in rep.as_markdown()
-    assert rep.as_latex().startswith("\\paragraph{Skipped section}")
+    assert rep.as_latex().startswith("\\subsection{Skipped section}")
