@@ -202,7 +202,7 @@ class Reportable:
             chosen (default 4), or ``{column: decimals}`` (key ``"*"``: the rest).
         """
         tables = [self._main_table()] + list(self._extra_tables())
-        title = self._title()
+        title = self.name or self._title()  # subclasses override _title; name always wins
         return Report(title=title, header=self._header(), tables=tuple(tables),
                       notes=tuple(self.notes), digits=4 if digits is None else digits,
                       finding=self._finding(), appendix=tuple(self._appendix_tables()),
