@@ -163,7 +163,7 @@ class Report:
         hdr = _header_strings(self.header, self.digits)
         tables, appendix = [], []
         for i, (caption, df) in enumerate(self.tables):
-            df = _clean(pd.DataFrame(df).reset_index(drop=True), hdr, move_constant=i == 0)
+            df = _clean(pd.DataFrame(df).reset_index(drop=True), hdr, move_constant=True)
             head, rest = _split_wide(df)
             cap = caption if i > 0 or len(self.tables) > 1 else caption
             tables.append(Table.from_frame(cap, head, self.digits, f"{self.anchor}-{i + 1}"))
@@ -359,11 +359,11 @@ table.evalstats-table th, table.evalstats-table td { padding: 2px 10px; text-ali
        white-space: nowrap; }
 table.evalstats-table .num { text-align: right; font-variant-numeric: tabular-nums; }
 table.evalstats-table caption { caption-side: top; text-align: left; font-style: italic;
-       padding-bottom: 3px; }
+       padding-bottom: 3px; white-space: nowrap; }
 table.evalstats-header th { text-align: left; font-weight: normal; color: #555;
        padding: 1px 14px 1px 0; vertical-align: top; white-space: nowrap; }
 table.evalstats-header td { padding: 1px 0; }
-table.evalstats-header code { font-size: 0.92em; }
+table.evalstats-header code { font-size: 1.05em; }
 p.finding { font-size: 1.08em; background: #f4f6f8; border-left: 4px solid #4a7ab5;
        padding: 0.4em 0.8em; }
 .notes-title { margin-bottom: 0.2em; font-weight: bold; } ol.notes { font-size: 0.9em; }

@@ -442,7 +442,21 @@ def finding_sentence(term: str, estimate: float, ci: tuple[float, float], level:
     if n_terms > 1:
         more = n_terms - 1
         text += f"; {more} further term{'s' if more > 1 else ''} in the table"
-    return text + "."
+    return _capitalize(text) + "."
+
+
+_ACRONYMS = {"auc": "AUC", "f1": "F1", "roc": "ROC", "ap": "AP", "mse": "MSE", "rmse": "RMSE"}
+
+
+def _capitalize(text: str) -> str:
+    """Sentence case for plain-word terms (``error`` -> ``Error``, ``f1`` -> ``F1``);
+    identifiers such as ``mean_loss`` or ``prob>0.2:precision`` are left as they are."""
+    first, _, rest = text.partition(" ")
+    if first.lower() in _ACRONYMS:
+        return _ACRONYMS[first.lower()] + " " + rest
+    if first.isalpha() and first.islower():
+        return first.capitalize() + " " + rest
+    return text
 
 
 def _call_text(name: str, call: Mapping[str, Any]) -> str:

@@ -243,7 +243,7 @@ def test_digits_argument():
 def test_finding_sentence():
     res = EvalResult(estimate=0.58, std_error=0.05, term="f1", n=500, n_unit="labels")
     lo, hi = res.conf_int()
-    assert res._finding() == f"f1 is 0.58 (95% CI {lo:.2f}\u2013{hi:.2f}) from 500 labels."
+    assert res._finding() == f"F1 is 0.58 (95% CI {lo:.2f}\u2013{hi:.2f}) from 500 labels."
     neg = EvalResult(estimate=-0.19, std_error=0.07, term="difference", n=60)
     assert " to " in neg._finding()
     nan = EvalResult(estimate=float("nan"), std_error=None, term="precision")
