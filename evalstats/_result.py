@@ -215,7 +215,7 @@ class Reportable:
         if not isinstance(name, str):
             from ._validation import fail
 
-            raise fail("name", "a str", value=name)
+            raise fail("name", "a str", value=name, exc=TypeError)
         new = copy.copy(self)
         object.__setattr__(new, "name", name)
         return new
