@@ -20,11 +20,13 @@ from __future__ import annotations
 import base64
 import dataclasses
 import io
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ._tables import (
@@ -74,7 +76,8 @@ def _meta_text(col: str, value: Any) -> str:
 
 
 def _clean(df: pd.DataFrame, hdr: dict[str, str], move_constant: bool) -> pd.DataFrame:
-    """Drop empty columns; move constant meta (and, if asked, other constant) columns."""
+    """Drop empty columns; move constant meta columns (and, if asked, constant text columns
+    of tables with three rows or more) to the header."""
     keep = []
     for j, c in enumerate(df.columns):
         vals = df[c].tolist()
@@ -83,7 +86,8 @@ def _clean(df: pd.DataFrame, hdr: dict[str, str], move_constant: bool) -> pd.Dat
         distinct = {repr(v) for v in vals}
         constant = len(distinct) == 1
         meta = str(c) in _META_COLUMNS
-        if j > 0 and constant and (meta or (move_constant and len(df) >= 3)):
+        numeric = isinstance(vals[0], numbers.Real) and not isinstance(vals[0], bool | np.bool_)
+        if j > 0 and constant and (meta or (move_constant and len(df) >= 3 and not numeric)):
             key = pretty_column(c)
             text = _meta_text(str(c), vals[0])
             if not _has_key(hdr, key):
@@ -220,11 +224,7 @@ class Report:
         if self.finding:
             parts.append(f'<p class="finding">{html_escape(self.finding)}</p>')
         if lay.header:
-            rows = "\n".join(
-                f"<tr><th>{html_escape(k)}</th><td>"
-                + (f"<code>{html_escape(v)}</code>" if k == "Call" else html_escape(v))
-                + "</td></tr>" for k, v in lay.header.items())
-            parts.append(f'<table class="evalstats-header">\n{rows}\n</table>')
+            parts.append(_html_header(lay.header))
         parts += [t.as_html() for t in lay.tables]
         if lay.appendix and not appendix:
             links = ", ".join(f'<a href="#{html_escape(t.label)}">{html_escape(t.caption)}</a>'
@@ -281,7 +281,9 @@ class Report:
             lines += [md_escape(self.finding), ""]
         if lay.header:
             lines += ["| | |", "|---|---|"]
-            lines += [f"| {md_escape(k)} | {md_escape(v)} |" for k, v in lay.header.items()]
+            lines += [f"| {md_escape(k)} | "
+                      + (f"`{v.replace('|', chr(92) + '|')}`" if k == "Call" else md_escape(v))
+                      + " |" for k, v in lay.header.items()]
             lines += [""]
         for t in lay.tables:
             lines += [t.as_markdown(), ""]
@@ -331,6 +333,21 @@ class Report:
         return f"<Report {self.title!r}: {len(self.tables)} table(s), {len(self.notes)} note(s)>"
 
 
+def _html_header(header: Mapping[str, str]) -> str:
+    """Key/value pairs two to a row; long values (the call, the data) get a whole row."""
+    def cell(k, v, span=""):
+        val = f"<code>{html_escape(v)}</code>" if k == "Call" else html_escape(v)
+        return f"<th>{html_escape(k)}</th><td{span}>{val}</td>"
+
+    short = [(k, v) for k, v in header.items() if len(v) <= 36 and k != "Call"]
+    long = [(k, v) for k, v in header.items() if (k, v) not in short]
+    rows = ["<tr>" + "".join(cell(k, v) for k, v in short[i:i + 2]) + "</tr>"
+            for i in range(0, len(short), 2)]
+    wide = ' colspan="3"'
+    rows += [f"<tr>{cell(k, v, wide)}</tr>" for k, v in long]
+    return '<table class="evalstats-header">\n' + "\n".join(rows) + "\n</table>"
+
+
 def _wrap(text: str, width: int = 88) -> str:
     import textwrap
 
@@ -362,7 +379,7 @@ table.evalstats-table caption { caption-side: top; text-align: left; font-style:
        padding-bottom: 3px; white-space: nowrap; }
 table.evalstats-header th { text-align: left; font-weight: normal; color: #555;
        padding: 1px 14px 1px 0; vertical-align: top; white-space: nowrap; }
-table.evalstats-header td { padding: 1px 0; }
+table.evalstats-header td { padding: 1px 2.5em 1px 0; }
 table.evalstats-header code { font-size: 1.05em; }
 p.finding { font-size: 1.08em; background: #f4f6f8; border-left: 4px solid #4a7ab5;
        padding: 0.4em 0.8em; }
