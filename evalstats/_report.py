@@ -196,10 +196,10 @@ class Report:
         if long:
             s.add_dict(long, ncols=1)
         parts = []
-        if lay.tables:
-            heads, rows = lay.tables[0].padded()
-            if rows:
-                s.add_df(pd.DataFrame(rows, columns=heads), index=False, align="r")
+        if lay.tables and lay.tables[0].rows:
+            t0 = lay.tables[0]
+            s.add_df(pd.DataFrame(list(t0.rows), columns=list(t0.columns)), index=False,
+                     align="".join(t0.aligns))
         if short or long or lay.tables:
             parts.append(s.as_text())
         else:

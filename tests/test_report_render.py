@@ -275,3 +275,22 @@ def test_document_markdown_and_text(tmp_path):
     assert (tmp_path / "r_files" / "figure_2.png").exists()
     assert "Package" in doc.as_text()
     assert isinstance(doc, Document) and doc.render("latex").startswith("\\documentclass")
+
+
+def test_demo_document_renders_and_compiles(tmp_path, capsys):
+    """`evalstats demo --out report.tex --format html`: the printed HTML parses with a
+    contents list and unique sections; the .tex (with its figures) compiles."""
+    from evalstats.cli import main
+
+    out = tmp_path / "report.tex"
+    assert main(["demo", "--fast", "--format", "html", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    html = printed[: printed.rindex("</html>") + len("</html>")]
+    text, errors = _parse(html)
+    assert not errors, errors
+    assert "Contents" in text and "Seed 2026" in text and "Package evalstats" in text
+    ids = [seg.split('"', 1)[0] for seg in html.split('<section class="evalstats-report" id="')[1:]]
+    assert len(ids) == len(set(ids)) >= 5
+    assert (tmp_path / "report_files" / "figure_1.png").exists()
+    if PDFLATEX is not None:
+        _compile(tmp_path, out.read_text(encoding="utf-8"), "report")
