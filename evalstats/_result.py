@@ -208,6 +208,10 @@ class Reportable:
                       finding=self._finding(), appendix=tuple(self._appendix_tables()),
                       label=slug(title))
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows the report (HTML)."""
+        return self.summary().as_html()
+
     def with_name(self, name: str) -> Reportable:
         """A copy named ``name`` (the section title in reports); the result is immutable."""
         import copy

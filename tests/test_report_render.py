@@ -19,7 +19,8 @@ import pytest
 from test_result_contract import EXAMPLES
 
 import evalstats as es
-from evalstats._report import LATEX_PREAMBLE, Document, Report
+from evalstats._document import Document
+from evalstats._report import LATEX_PREAMBLE, Report
 from evalstats._result import RESULT_CLASSES, EvalResult, _call_text
 from evalstats._tables import format_column, latex_escape, md_escape
 

@@ -195,3 +195,8 @@ def test_conf_int_frame_every_term():
     assert es.confint(res, 0.9, frame=True).equals(frame)
     single = _results()[0]
     assert tuple(single.conf_int_frame().iloc[0]) == tuple(single.conf_int())
+
+
+def test_notebook_html_is_the_report():
+    res = _results()[0]
+    assert res._repr_html_() == res.summary().as_html()
