@@ -287,7 +287,8 @@ class Table:
 
     def as_html(self, caption: bool = True) -> str:
         def cls(a):
-            return ' class="num"' if a == "r" else ""
+            # inline style too, so notebooks (without the document's CSS) align numbers
+            return ' class="num" style="text-align:right"' if a == "r" else ""
 
         head = "".join(f"<th{cls(a)}>{html_escape(h)}</th>"
                        for h, a in zip(self.columns, self.aligns, strict=True))
