@@ -11,6 +11,17 @@
   ``interval_method``). ``tidy()`` has fixed columns ``term, estimate, std_error, conf_low,
   conf_high, confidence_level, method``.
 
+Multi-term results: ``conf_int()`` returns the ``(low, high)`` tuple of the *main* term
+(the first row of ``tidy()``), unchanged for backward compatibility; ``conf_int_frame()``
+returns every term's interval as a DataFrame indexed by term, like statsmodels'
+``conf_int()`` (also ``evalstats.confint(res, frame=True)``).
+
+Reports: ``summary(digits=None)`` builds the report; its section title is ``name`` (set
+at construction, with ``res.with_name("...")`` or by passing ``{name: res}`` to
+:func:`evalstats.report`), and its first line is :meth:`Reportable._finding`, one
+plain-language sentence (override it per class). Results pickle and deep-copy (their
+mappings are :class:`FrozenDict`).
+
 Every concrete subclass registers itself in :data:`RESULT_CLASSES`; the contract test
 (``tests/test_result_contract.py``) runs over that registry. :func:`critical_value` is the
 one place a normal or t quantile for an interval is computed.
@@ -29,7 +40,7 @@ import pandas as pd
 from scipy import stats
 
 from ._report import Report
-from ._tables import format_value, slug
+from ._tables import finding_sentence, format_value, slug
 from ._validation import check_confidence_level, check_option
 
 __all__ = ["ConfidenceInterval", "Reportable", "EvalResult", "FrozenDict", "RESULT_CLASSES",
@@ -111,7 +122,8 @@ class Reportable:
     Plans, designs, forecasts and proposals derive from this class directly; estimates
     derive from :class:`EvalResult`. Subclasses implement :meth:`_tidy_rows`,
     :meth:`_repr_body` and, where useful, :meth:`_glance_extra`, :meth:`_extra_tables`,
-    :meth:`_header` and :meth:`plot`.
+    :meth:`_appendix_tables` (detail tables for the appendix), :meth:`_header`,
+    :meth:`_finding` (the one-sentence result) and :meth:`plot`.
 
     Attributes
     ----------
@@ -420,47 +432,6 @@ RESULT_CLASSES["EvalResult"] = EvalResult
 
 def _r3(x: float) -> str:
     return "NaN" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
-
-
-def finding_sentence(term: str, estimate: float, ci: tuple[float, float], level: float,
-                     n: int | None = None, n_unit: str = "", *, n_terms: int = 1) -> str:
-    """One sentence: ``"<term> is <est> (<level>% CI <lo>–<hi>) from <n> <unit>."``."""
-    lo, hi = (float("nan") if v is None else float(v) for v in ci)
-    est = float("nan") if estimate is None else float(estimate)
-    if not math.isfinite(est):
-        text = f"{term} is undefined (see the notes)"
-    else:
-        width = hi - lo if math.isfinite(lo) and math.isfinite(hi) else 0.0
-        if width > 0:
-            dec = int(min(max(1 - math.floor(math.log10(width)), 0), 8))
-            text = f"{term} is {est:.{dec}f}"
-        else:
-            text = f"{term} is {format_value(est, 3)}"
-        if width > 0:
-            sep = " to " if lo < 0 or hi < 0 else "\u2013"
-            text += f" ({100 * level:g}% CI {lo:.{dec}f}{sep}{hi:.{dec}f})"
-        elif not (math.isfinite(lo) and math.isfinite(hi)):
-            text += " (no interval could be computed; see the notes)"
-    if n is not None:
-        text += f" from {format_value(int(n))} {n_unit}".rstrip()
-    if n_terms > 1:
-        more = n_terms - 1
-        text += f"; {more} further term{'s' if more > 1 else ''} in the table"
-    return _capitalize(text) + "."
-
-
-_ACRONYMS = {"auc": "AUC", "f1": "F1", "roc": "ROC", "ap": "AP", "mse": "MSE", "rmse": "RMSE"}
-
-
-def _capitalize(text: str) -> str:
-    """Sentence case for plain-word terms (``error`` -> ``Error``, ``f1`` -> ``F1``);
-    identifiers such as ``mean_loss`` or ``prob>0.2:precision`` are left as they are."""
-    first, _, rest = text.partition(" ")
-    if first.lower() in _ACRONYMS:
-        return _ACRONYMS[first.lower()] + " " + rest
-    if first.isalpha() and first.islower():
-        return first.capitalize() + " " + rest
-    return text
 
 
 def _call_text(name: str, call: Mapping[str, Any]) -> str:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["format_value", "format_frame", "format_column", "latex_escape", "html_escape",
-           "md_escape", "Table", "slug", "pretty_column", "is_empty_value"]
+           "md_escape", "Table", "slug", "pretty_column", "is_empty_value", "finding_sentence"]
 
 #: default significant digits used to choose each column's decimals
 DEFAULT_DIGITS = 4
@@ -157,6 +157,47 @@ def format_frame(df: pd.DataFrame, digits: int | Mapping[str, int] | None = None
     for c in df.columns:
         out[c] = format_column(str(c), df[c].tolist(), digits)[0]
     return out.astype(str)
+
+
+def finding_sentence(term: str, estimate: float, ci: tuple[float, float], level: float,
+                     n: int | None = None, n_unit: str = "", *, n_terms: int = 1) -> str:
+    """One sentence: ``"<term> is <est> (<level>% CI <lo>–<hi>) from <n> <unit>."``."""
+    lo, hi = (float("nan") if v is None else float(v) for v in ci)
+    est = float("nan") if estimate is None else float(estimate)
+    if not math.isfinite(est):
+        text = f"{term} is undefined (see the notes)"
+    else:
+        width = hi - lo if math.isfinite(lo) and math.isfinite(hi) else 0.0
+        if width > 0:
+            dec = int(min(max(1 - math.floor(math.log10(width)), 0), 8))
+            text = f"{term} is {est:.{dec}f}"
+        else:
+            text = f"{term} is {format_value(est, 3)}"
+        if width > 0:
+            sep = " to " if lo < 0 or hi < 0 else "\u2013"
+            text += f" ({100 * level:g}% CI {lo:.{dec}f}{sep}{hi:.{dec}f})"
+        elif not (math.isfinite(lo) and math.isfinite(hi)):
+            text += " (no interval could be computed; see the notes)"
+    if n is not None:
+        text += f" from {format_value(int(n))} {n_unit}".rstrip()
+    if n_terms > 1:
+        more = n_terms - 1
+        text += f"; {more} further term{'s' if more > 1 else ''} in the table"
+    return _capitalize(text) + "."
+
+
+_ACRONYMS = {"auc": "AUC", "f1": "F1", "roc": "ROC", "ap": "AP", "mse": "MSE", "rmse": "RMSE"}
+
+
+def _capitalize(text: str) -> str:
+    """Sentence case for plain-word terms (``error`` -> ``Error``, ``f1`` -> ``F1``);
+    identifiers such as ``mean_loss`` or ``prob>0.2:precision`` are left as they are."""
+    first, _, rest = text.partition(" ")
+    if first.lower() in _ACRONYMS:
+        return _ACRONYMS[first.lower()] + " " + rest
+    if first.isalpha() and first.islower():
+        return first.capitalize() + " " + rest
+    return text
 
 
 # -- escaping ---------------------------------------------------------------------------------
