@@ -110,6 +110,7 @@ class Document:
             body += [f'<div class="scroll">{t.as_html()}</div>' for _, t in apx]
             body.append("</section>")
         return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+                "<meta name='viewport' content='width=device-width, initial-scale=1'>"
                 f"<title>{html_escape(self.title)}</title><style>{_CSS}</style></head>"
                 "<body>\n" + "\n".join(body) + "\n</body></html>\n")
 
@@ -180,6 +181,9 @@ class Document:
         if meta:
             w = max(len(k) for k in meta)
             head.append("\n".join(f"{k.ljust(w)}  {v}" for k, v in meta.items()))
+        if len(self.reports) > 1:
+            head.append("Contents\n" + "\n".join(f"{i:>3}. {r.title}"
+                                                  for i, r in enumerate(self.reports, 1)))
         return "\n\n".join(head + [r.as_text() for r in self.reports])
 
     def __str__(self) -> str:
