@@ -50,7 +50,9 @@ def parallel_map(fn: Callable[..., T], items: Sequence[Any] | Iterable[Any], *,
                  desc: str | None = None) -> list[T]:
     """``[fn(item) for item in items]``, in parallel through joblib when ``n_jobs`` asks.
 
-    Order of the output follows the input whatever the backend.
+    Order of the output follows the input whatever the backend. Inside an enclosing
+    :func:`~evalstats._progress.progress_bar` the tasks count on that bar (one bar over
+    all batches) instead of a new one.
     """
     items = list(items)
     n_jobs = _check_n_jobs(n_jobs)
@@ -86,7 +88,8 @@ def map_replicates(fn: Callable[[int, np.random.Generator], T], n: int, *,
     n_jobs : int, optional
         joblib ``n_jobs``; ``None`` or 1 runs serially.
     progress : bool, optional
-        Progress-bar policy (see :func:`evalstats._progress.progress_bar`).
+        Progress-bar policy (see :func:`evalstats._progress.progress_bar`); inside an
+        enclosing ``progress_bar`` (a batched loop) the tasks count on that one bar.
 
     Returns
     -------

@@ -1,19 +1,24 @@
 """Reports: one content, four renderings (text, HTML, LaTeX, Markdown).
 
-A :class:`Report` holds a title, a header block (method, data, n, confidence
-level, call), one or more tables and numbered notes/warnings. Text, HTML and
-LaTeX go through statsmodels' ``summary2.Summary`` / ``SimpleTable`` (no
-jinja2); Markdown is written directly. :func:`report` composes several results
-into one document with their plots and writes it to ``.html`` or ``.md``.
+A :class:`Report` holds a title, a one-sentence finding, a header block (method, data,
+n, confidence level, call), tables, appendix tables and numbered notes/warnings. Before
+rendering, the tables are cleaned the way a statistician would (:meth:`Report.layout`):
+columns with nothing in them are dropped, columns constant down the table
+(``confidence_level``, ``method``, ...) move to the header, tables wider than
+:data:`MAX_COLUMNS` are split into a headline table and an appendix table, and every
+numeric column gets fixed decimals (``digits=``) and right alignment
+(:mod:`evalstats._tables`). Text goes through statsmodels' ``SimpleTable``; HTML and
+Markdown are escaped; LaTeX uses booktabs, ``\\label``\\ s and maps Unicode to math.
+
+:class:`~evalstats._document.Document` (built by :func:`~evalstats._document.report`,
+both also importable from here) composes several reports into a document with a title
+block, a contents list, numbered sections with their plots, and an appendix.
 """
 
 from __future__ import annotations
 
-import base64
-import html as _html
-import io
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,45 +26,98 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["Report", "Document", "report", "format_value", "format_frame"]
+from ._tables import (
+    Table,
+    format_frame,
+    format_value,
+    html_escape,
+    is_empty_value,
+    latex_escape,
+    md_escape,
+    pretty_column,
+    slug,
+)
+
+__all__ = ["Report", "format_value", "format_frame", "MAX_COLUMNS", "LATEX_PREAMBLE"]
+
+#: tables with more columns are split into a headline table and an appendix table
+MAX_COLUMNS = 8
+#: columns that describe the whole table; when constant they move to the header
+_META_COLUMNS = ("confidence_level", "method")
+_KEY_COLUMNS = ("estimate", "std_error", "conf_low", "conf_high", "statistic", "p_value")
+
+LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
+\usepackage[utf8]{inputenc}
+\usepackage[margin=2.2cm]{geometry}
+\usepackage{booktabs}
+\usepackage{graphicx}
+\makeatletter
+\providecommand\captionof[1]{\def\@captype{#1}\caption}
+\makeatother
+"""
 
 
-def format_value(v: Any, digits: int = 4) -> str:
-    """Format one cell: ints as ints, floats with ``digits`` significant digits, NaN as 'NaN'."""
-    if v is None:
-        return ""
-    if isinstance(v, bool | np.bool_):
-        return str(bool(v))
-    if isinstance(v, numbers.Integral):
-        return str(int(v))
-    if isinstance(v, numbers.Real):
-        x = float(v)
-        if np.isnan(x):
-            return "NaN"
-        if np.isinf(x):
-            return "inf" if x > 0 else "-inf"
-        if x != 0 and x.is_integer() and abs(x) < 1e9:
-            return str(int(x))
-        return f"{x:.{digits}g}"
-    if isinstance(v, tuple | list) and all(isinstance(t, numbers.Real) for t in v):
-        return "[" + ", ".join(format_value(t, digits) for t in v) + "]"
-    return str(v)
+def _header_strings(header: Mapping[str, Any], digits) -> dict[str, str]:
+    sig = digits if isinstance(digits, int) else 4
+    return {str(k): format_value(v, sig) for k, v in header.items() if not is_empty_value(v)}
 
 
-def format_frame(df: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
-    """A string copy of ``df`` with :func:`format_value` applied to every cell."""
-    out = df.copy()
-    for c in out.columns:
-        out[c] = [format_value(v, digits) for v in out[c].tolist()]
-    return out.astype(str)
+def _has_key(hdr: Mapping[str, str], key: str) -> bool:
+    return key.lower() in {k.lower() for k in hdr}
 
 
-def _md_table(df: pd.DataFrame) -> str:
-    cols = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |")
-    return "\n".join(lines)
+def _meta_text(col: str, value: Any) -> str:
+    if col == "confidence_level" and isinstance(value, float):
+        return f"{100 * value:g}%"
+    return format_value(value)
+
+
+def _clean(df: pd.DataFrame, hdr: dict[str, str], move_constant: bool) -> pd.DataFrame:
+    """Drop empty columns; move constant meta columns (and, if asked, constant text columns
+    of tables with three rows or more) to the header."""
+    keep = []
+    for j, c in enumerate(df.columns):
+        vals = df[c].tolist()
+        if all(is_empty_value(v) for v in vals):
+            continue
+        distinct = {repr(v) for v in vals}
+        constant = len(distinct) == 1
+        meta = str(c) in _META_COLUMNS
+        numeric = isinstance(vals[0], numbers.Real) and not isinstance(vals[0], bool | np.bool_)
+        if j > 0 and constant and (meta or (move_constant and len(df) >= 3 and not numeric)):
+            key = pretty_column(c)
+            text = _meta_text(str(c), vals[0])
+            if not _has_key(hdr, key):
+                hdr[key] = text
+                continue
+            if hdr[next(k for k in hdr if k.lower() == key.lower())] == text or meta:
+                continue
+        keep.append(c)
+    return df[keep]
+
+
+def _split_wide(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Headline columns (first + estimates) and the rest (with the first column repeated)."""
+    if df.shape[1] <= MAX_COLUMNS:
+        return df, None
+    cols = list(df.columns)
+    head = [cols[0]] + [c for c in cols[1:] if str(c) in _KEY_COLUMNS]
+    if len(head) < 3:
+        head = cols[:MAX_COLUMNS]
+    else:
+        head += [c for c in cols[1:] if c not in head][: max(MAX_COLUMNS - len(head), 0)]
+    head = [c for c in cols if c in head]
+    rest = [cols[0]] + [c for c in cols if c not in head]
+    return df[head], df[rest]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A report ready to render: formatted header strings, tables and appendix tables."""
+
+    header: dict[str, str]
+    tables: list[Table]
+    appendix: list[Table]
 
 
 @dataclass(frozen=True)
@@ -69,106 +127,175 @@ class Report:
     Attributes
     ----------
     title : str
-    header : mapping of str to str
-        Method, data, n, confidence level, call, ... (rendered as a two-column block).
+    header : mapping of str to value
+        Method, data, n, confidence level, call, ... (rendered as a two-column block;
+        entries that say nothing — None, NaN, empty — are dropped).
     tables : tuple of (caption, DataFrame)
         The tidy table first; further tables follow.
     notes : tuple of str
         Numbered notes and warnings gathered during the computation.
-    digits : int
-        Significant digits for floats.
+    digits : int or mapping
+        Significant digits from which each numeric column's fixed decimals are chosen,
+        or ``{column: decimals}`` (key ``"*"`` for the other columns).
+    finding : str
+        One plain-language sentence stating the result.
+    appendix : tuple of (caption, DataFrame)
+        Detail tables printed after the main text (a document's appendix).
+    label : str
+        Anchor / LaTeX label (default: derived from the title).
     """
 
     title: str
     header: Mapping[str, Any] = field(default_factory=dict)
     tables: tuple[tuple[str, pd.DataFrame], ...] = ()
     notes: tuple[str, ...] = ()
-    digits: int = 4
+    digits: int | Mapping[str, int] = 4
+    finding: str = ""
+    appendix: tuple[tuple[str, pd.DataFrame], ...] = ()
+    label: str = ""
 
-    # -- plumbing -------------------------------------------------------------------------
-    def _header_frame(self) -> dict[str, str]:
-        return {str(k): format_value(v, self.digits) for k, v in self.header.items()}
+    # -- layout ---------------------------------------------------------------------------
+    @property
+    def anchor(self) -> str:
+        return self.label or slug(self.title)
 
-    def _add_header(self, s) -> None:
-        hdr = self._header_frame()
-        short = {k: v for k, v in hdr.items() if len(v) <= 32}
-        long = {k: v for k, v in hdr.items() if len(v) > 32}
+    def layout(self) -> Layout:
+        """Header strings, headline tables and appendix tables, cleaned and formatted."""
+        hdr = _header_strings(self.header, self.digits)
+        tables, appendix = [], []
+        for i, (caption, df) in enumerate(self.tables):
+            df = _clean(pd.DataFrame(df).reset_index(drop=True), hdr, move_constant=True)
+            head, rest = _split_wide(df)
+            cap = caption if i > 0 or len(self.tables) > 1 else caption
+            tables.append(Table.from_frame(cap, head, self.digits, f"{self.anchor}-{i + 1}"))
+            if rest is not None:
+                appendix.append(Table.from_frame(f"{self.title}: {caption} (further columns)",
+                                                 rest, self.digits,
+                                                 f"{self.anchor}-{i + 1}-more"))
+        for j, (caption, df) in enumerate(self.appendix):
+            df = _clean(pd.DataFrame(df).reset_index(drop=True), {}, move_constant=False)
+            appendix.append(Table.from_frame(f"{self.title}: {caption}", df, self.digits,
+                                             f"{self.anchor}-app-{j + 1}"))
+        return Layout(hdr, tables, appendix)
+
+    # -- renderings -----------------------------------------------------------------------
+    def as_text(self, appendix: bool = True) -> str:
+        """Fixed-width text in the style of statsmodels' summary."""
+        from statsmodels.iolib import summary2
+
+        lay = self.layout()
+        s = summary2.Summary()
+        s.add_title(self.title)
+        short = {k: v for k, v in lay.header.items() if len(v) <= 32}
+        long = {k: v for k, v in lay.header.items() if len(v) > 32}
         if short:
             s.add_dict(short, ncols=2)
         if long:
             s.add_dict(long, ncols=1)
-
-    def _sections(self):
-        from statsmodels.iolib import summary2
-
-        secs = []
-        for i, (caption, df) in enumerate(self.tables):
-            s = summary2.Summary()
-            if i == 0:
-                s.add_title(self.title)
-                if self.header:
-                    self._add_header(s)
-            else:
-                s.add_title(caption)
-            s.add_df(format_frame(df, self.digits), index=False, align="r")
-            secs.append(s)
-        if not secs and self.header:
-            s = summary2.Summary()
-            s.add_title(self.title)
-            if self.header:
-                self._add_header(s)
-            secs.append(s)
-        return secs
-
-    def _numbered_notes(self) -> list[str]:
-        return [f"[{i}] {n}" for i, n in enumerate(self.notes, start=1)]
-
-    # -- renderings -----------------------------------------------------------------------
-    def as_text(self) -> str:
-        """Fixed-width text in the style of statsmodels' summary."""
-        parts = [s.as_text() for s in self._sections()] or [
-            f"{self.title}\n{'=' * len(self.title)}"]
+        parts = []
+        if lay.tables and lay.tables[0].rows:
+            t0 = lay.tables[0]
+            s.add_df(pd.DataFrame(list(t0.rows), columns=list(t0.columns)), index=False,
+                     align="".join(t0.aligns))
+        if short or long or lay.tables:
+            parts.append(s.as_text())
+        else:
+            parts.append(f"{self.title}\n{'=' * len(self.title)}")
+        if self.finding:
+            parts.insert(1, _wrap(self.finding))
+        parts += [t.as_text() for t in lay.tables[1:]]
         if self.notes:
-            parts.append("Notes:\n" + "\n".join(self._numbered_notes()))
+            parts.append("Notes:\n" + "\n".join(f"[{i}] {n}" for i, n in
+                                                 enumerate(self.notes, 1)))
+        if appendix and lay.appendix:
+            parts += ["Appendix:"] + [t.as_text() for t in lay.appendix]
         return "\n\n".join(parts)
 
-    def as_html(self) -> str:
-        """An HTML fragment (tables through statsmodels' SimpleTable)."""
-        parts = [f'<div class="evalstats-report"><h3>{_html.escape(self.title)}</h3>']
-        for i, s in enumerate(self._sections()):
-            if i > 0:
-                parts.append(f"<h4>{_html.escape(self.tables[i][0])}</h4>")
-            s.title = None if i == 0 else s.title
-            parts.append(s.as_html())
+    def as_html(self, level: int = 3, figure: str = "", appendix: bool = True,
+                number: str = "") -> str:
+        """An HTML ``<section>``: heading, finding, header block, tables, figure, notes."""
+        lay = self.layout()
+        h = f"h{level}"
+        parts = [f'<section class="evalstats-report" id="{html_escape(self.anchor)}">',
+                 f"<{h}>{html_escape(number + self.title)}</{h}>"]
+        if self.finding:
+            parts.append(f'<p class="finding">{html_escape(self.finding)}</p>')
+        if lay.header:
+            parts.append(_html_header(lay.header))
+        parts += [t.as_html() for t in lay.tables]
+        if lay.appendix and not appendix:
+            links = ", ".join(f'<a href="#{html_escape(t.label)}">{html_escape(t.caption)}</a>'
+                              for t in lay.appendix)
+            parts.append(f'<p class="more">More in the appendix: {links}.</p>')
+        if figure:
+            parts.append(figure)
         if self.notes:
-            items = "".join(f"<li>{_html.escape(n)}</li>" for n in self.notes)
-            parts.append(f"<p><b>Notes</b></p><ol>{items}</ol>")
-        parts.append("</div>")
+            items = "".join(f"<li>{html_escape(n)}</li>" for n in self.notes)
+            parts.append(f'<p class="notes-title">Notes</p><ol class="notes">{items}</ol>')
+        if appendix and lay.appendix:
+            parts += ["<p><b>Appendix</b></p>"] + [t.as_html() for t in lay.appendix]
+        parts.append("</section>")
         return "\n".join(parts)
 
-    def as_latex(self, label: str = "") -> str:
-        """LaTeX tables (statsmodels' summary2) followed by an enumerated list of notes."""
-        parts = [s.as_latex(label=label) for s in self._sections()] or [
-            f"\\paragraph{{{_latex_escape(self.title)}}}"]
+    def as_latex(self, label: str = "", *, floats: bool = True, level: str = "subsection",
+                 figure: str = "", appendix: bool = True) -> str:
+        """LaTeX: a section with the finding, header block, booktabs tables and notes.
+
+        Needs ``booktabs`` and ``graphicx`` (see :data:`LATEX_PREAMBLE`); with
+        ``floats=False`` tables are set in place with ``\\captionof`` (defined there).
+        """
+        lay = self.layout()
+        anchor = slug(label) if label else self.anchor
+        parts = [f"\\{level}{{{latex_escape(self.title)}}}\\label{{sec:{anchor}}}"]
+        if self.finding:
+            parts.append(latex_escape(self.finding))
+        if lay.header:
+            rows = "\n".join(
+                f"{latex_escape(k)} & \\parbox[t]{{0.62\\linewidth}}{{\\raggedright "
+                f"{latex_escape(v)}}} \\\\" for k, v in lay.header.items())
+            parts.append("\\begin{center}\\small\n\\begin{tabular}{@{}ll@{}}\n\\toprule\n"
+                         + rows + "\n\\bottomrule\n\\end{tabular}\n\\end{center}")
+        parts += [_latex_table(t, floats) for t in lay.tables]
+        if lay.appendix and not appendix:
+            refs = ", ".join(f"Table~\\ref{{tab:{t.label}}}" for t in lay.appendix)
+            parts.append(f"Further columns: {refs} in the appendix.")
+        if figure:
+            parts.append(figure)
         if self.notes:
-            esc = [_latex_escape(n) for n in self.notes]
-            parts.append("\\begin{enumerate}\n" + "\n".join(f"  \\item {n}" for n in esc)
-                         + "\n\\end{enumerate}")
+            parts.append("\\begin{enumerate}\\small\n" + "\n".join(
+                f"  \\item {latex_escape(n)}" for n in self.notes) + "\n\\end{enumerate}")
+        if appendix and lay.appendix:
+            parts += [_latex_table(t, floats) for t in lay.appendix]
         return "\n\n".join(parts)
 
-    def as_markdown(self) -> str:
-        """GitHub-flavoured Markdown."""
-        lines = [f"### {self.title}", ""]
-        if self.header:
-            hdr = pd.DataFrame({"": list(self._header_frame()),
-                                " ": list(self._header_frame().values())})
-            lines += [_md_table(hdr), ""]
-        for i, (caption, df) in enumerate(self.tables):
-            if i > 0:
-                lines += [f"**{caption}**", ""]
-            lines += [_md_table(format_frame(df, self.digits)), ""]
+    def as_markdown(self, level: int = 3, figure: str = "", appendix: bool = True,
+                    number: str = "") -> str:
+        """GitHub-flavoured Markdown (escaped; numbers right-aligned)."""
+        lay = self.layout()
+        lines = [f'<a id="{self.anchor}"></a>', "",
+                 f"{'#' * level} {md_escape(number + self.title)}", ""]
+        if self.finding:
+            lines += [md_escape(self.finding), ""]
+        if lay.header:
+            lines += ["| | |", "|---|---|"]
+            lines += [f"| {md_escape(k)} | "
+                      + (f"`{v.replace('|', chr(92) + '|')}`" if k == "Call" else md_escape(v))
+                      + " |" for k, v in lay.header.items()]
+            lines += [""]
+        for t in lay.tables:
+            lines += [t.as_markdown(), ""]
+        if lay.appendix and not appendix:
+            lines += ["More in the appendix: " + ", ".join(
+                f"[{md_escape(t.caption)}](#{t.label})" for t in lay.appendix) + ".", ""]
+        if figure:
+            lines += [figure, ""]
         if self.notes:
-            lines += ["Notes:", ""] + [f"{i}. {n}" for i, n in enumerate(self.notes, 1)] + [""]
+            lines += ["Notes:", ""] + [f"{i}. {md_escape(n)}"
+                                       for i, n in enumerate(self.notes, 1)] + [""]
+        if appendix and lay.appendix:
+            lines += ["**Appendix**", ""]
+            for t in lay.appendix:
+                lines += [f'<a id="{t.label}"></a>', "", t.as_markdown(), ""]
         return "\n".join(lines)
 
     def render(self, fmt: str = "text") -> str:
@@ -184,9 +311,16 @@ class Report:
         return self.tables[0][1].copy() if self.tables else pd.DataFrame()
 
     def save(self, path: str | Path) -> Path:
-        """Write to ``.txt``, ``.html``, ``.tex`` or ``.md`` (by suffix)."""
-        return Document(self.title, (self,)).save(path) if Path(path).suffix in (
-            ".html", ".htm", ".md") else _write_plain(self, Path(path))
+        """Write ``.html`` or ``.md`` (a one-section document) or ``.tex``/``.txt`` (this
+        report alone, for ``\\input``; use :func:`report` for a complete LaTeX document)."""
+        path = Path(path)
+        if path.suffix in (".tex", ".txt"):
+            text = self.as_latex() if path.suffix == ".tex" else self.as_text()
+            path.write_text(text, encoding="utf-8")
+            return path
+        from ._document import Document
+
+        return Document(self.title, (self,)).save(path)
 
     def __str__(self) -> str:
         return self.as_text()
@@ -198,144 +332,41 @@ class Report:
         return f"<Report {self.title!r}: {len(self.tables)} table(s), {len(self.notes)} note(s)>"
 
 
-def _write_plain(rep: Report, path: Path) -> Path:
-    fmt = {".txt": "text", ".tex": "latex"}.get(path.suffix)
-    if fmt is None:
-        raise ValueError(f"`path` must end in .txt, .tex, .html or .md; got {str(path)!r}.")
-    path.write_text(rep.render(fmt), encoding="utf-8")
-    return path
+def _html_header(header: Mapping[str, str]) -> str:
+    """Key/value pairs two to a row; long values (the call, the data) get a whole row."""
+    def cell(k, v, span=""):
+        val = f"<code>{html_escape(v)}</code>" if k == "Call" else html_escape(v)
+        return f"<th>{html_escape(k)}</th><td{span}>{val}</td>"
+
+    short = [(k, v) for k, v in header.items() if len(v) <= 36 and k != "Call"]
+    long = [(k, v) for k, v in header.items() if (k, v) not in short]
+    rows = ["<tr>" + "".join(cell(k, v) for k, v in short[i:i + 2]) + "</tr>"
+            for i in range(0, len(short), 2)]
+    wide = ' colspan="3"'
+    rows += [f"<tr>{cell(k, v, wide)}</tr>" for k, v in long]
+    return '<table class="evalstats-header">\n' + "\n".join(rows) + "\n</table>"
 
 
-def _latex_escape(s: str) -> str:
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"),
-                 ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}")):
-        s = s.replace(a, b)
-    return s
+def _wrap(text: str, width: int = 88) -> str:
+    import textwrap
+
+    return textwrap.fill(text, width)
 
 
-_CSS = """
-body { font-family: -apple-system, Segoe UI, Helvetica, Arial, sans-serif; max-width: 60em;
-       margin: 2em auto; color: #222; }
-table.simpletable { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
-table.simpletable td, table.simpletable th { padding: 2px 8px; border-bottom: 1px solid #ddd; }
-.evalstats-report { margin-bottom: 2em; }
-img { max-width: 100%; }
-"""
+def _latex_table(t: Table, floats: bool) -> str:
+    if floats:
+        return t.as_latex()
+    cap = (f"\\captionof{{table}}{{{latex_escape(t.caption)}}}" if t.caption
+           else "\\refstepcounter{table}")
+    return ("\\begin{center}\\small\n\\begin{minipage}{\\linewidth}\\centering\n" + cap
+            + f"\\label{{tab:{t.label}}}\n" + t.as_latex(float_env=False)
+            + "\n\\end{minipage}\n\\end{center}")
 
 
-@dataclass(frozen=True)
-class Document:
-    """Several reports (with the figures of their results) in one document."""
+def __getattr__(name: str):
+    """``Document`` and ``report`` live in :mod:`evalstats._document` (imported lazily)."""
+    if name in ("Document", "report"):
+        from . import _document
 
-    title: str
-    reports: tuple[Report, ...]
-    figures: tuple[Any, ...] = ()  # one matplotlib Figure or None per report
-
-    def _png(self, fig) -> bytes:
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-        return buf.getvalue()
-
-    def as_html(self) -> str:
-        body = [f"<h1>{_html.escape(self.title)}</h1>"]
-        for i, rep in enumerate(self.reports):
-            body.append(rep.as_html())
-            fig = self.figures[i] if i < len(self.figures) else None
-            if fig is not None:
-                b64 = base64.b64encode(self._png(fig)).decode("ascii")
-                body.append(f'<img alt="{_html.escape(rep.title)}" '
-                            f'src="data:image/png;base64,{b64}"/>')
-        return ("<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
-                f"<title>{_html.escape(self.title)}</title><style>{_CSS}</style></head>"
-                "<body>\n" + "\n".join(body) + "\n</body></html>\n")
-
-    def as_markdown(self, figure_dir: Path | None = None, rel: str = "") -> str:
-        parts = [f"# {self.title}", ""]
-        for i, rep in enumerate(self.reports):
-            parts.append(rep.as_markdown())
-            fig = self.figures[i] if i < len(self.figures) else None
-            if fig is not None and figure_dir is not None:
-                figure_dir.mkdir(parents=True, exist_ok=True)
-                name = f"figure_{i + 1}.png"
-                (figure_dir / name).write_bytes(self._png(fig))
-                parts += [f"![{rep.title}]({rel}{name})", ""]
-        return "\n".join(parts)
-
-    def as_text(self) -> str:
-        bar = "=" * max(len(self.title), 20)
-        return "\n\n".join([f"{self.title}\n{bar}"] + [r.as_text() for r in self.reports])
-
-    def __str__(self) -> str:
-        return self.as_text()
-
-    def _repr_html_(self) -> str:
-        return self.as_html()
-
-    def save(self, path: str | Path) -> Path:
-        """Write ``.html`` (figures embedded), ``.md`` (figures in ``<stem>_files``) or ``.txt``."""
-        path = Path(path)
-        if path.suffix in (".html", ".htm"):
-            path.write_text(self.as_html(), encoding="utf-8")
-        elif path.suffix == ".md":
-            fdir = path.parent / f"{path.stem}_files"
-            path.write_text(self.as_markdown(fdir, f"{fdir.name}/"), encoding="utf-8")
-        elif path.suffix == ".txt":
-            path.write_text(self.as_text(), encoding="utf-8")
-        else:
-            raise ValueError(f"`path` must end in .html, .md or .txt; got {str(path)!r}.")
-        return path
-
-
-def report(results: Sequence[Any] | Any, title: str = "evalstats report", *,
-           path: str | Path | None = None, plots: bool = True) -> Document:
-    """Compose several results (or reports) into one document with their plots.
-
-    Parameters
-    ----------
-    results : result or sequence of results / Report
-        Anything with ``summary()`` (and ``plot(ax=...)`` for a figure) or a :class:`Report`.
-    title : str
-        Document title.
-    path : str or Path, optional
-        If given, the document is written there (``.html``, ``.md`` or ``.txt``).
-    plots : bool
-        Draw each result's ``plot()`` into the document.
-
-    Returns
-    -------
-    Document
-        With ``as_html()``, ``as_markdown()``, ``as_text()`` and ``save(path)``.
-
-    Examples
-    --------
-    >>> import evalstats as es
-    >>> res = es.error_ci(y_true=[0, 1, 1, 0, 1], y_pred=[0, 1, 0, 0, 1])
-    >>> doc = es.report([res], title="Hold-out error")
-    >>> "Hold-out error" in doc.as_html()
-    True
-    """
-    if not isinstance(results, Iterable) or isinstance(results, Report):
-        results = [results]
-    reports, figures = [], []
-    for r in results:
-        if isinstance(r, Report):
-            reports.append(r)
-            figures.append(None)
-            continue
-        if not hasattr(r, "summary"):
-            raise TypeError(f"`results` must contain evalstats results or Reports; got an "
-                            f"object of type {type(r).__name__}.")
-        reports.append(r.summary())
-        fig = None
-        if plots and hasattr(r, "plot"):
-            import matplotlib.pyplot as plt
-
-            fig, ax = plt.subplots(figsize=(6.4, 4.0))
-            r.plot(ax=ax)
-            fig.tight_layout()
-            plt.close(fig)
-        figures.append(fig)
-    doc = Document(title, tuple(reports), tuple(figures))
-    if path is not None:
-        doc.save(path)
-    return doc
+        return getattr(_document, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

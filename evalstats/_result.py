@@ -11,6 +11,17 @@
   ``interval_method``). ``tidy()`` has fixed columns ``term, estimate, std_error, conf_low,
   conf_high, confidence_level, method``.
 
+Multi-term results: ``conf_int()`` returns the ``(low, high)`` tuple of the *main* term
+(the first row of ``tidy()``), unchanged for backward compatibility; ``conf_int_frame()``
+returns every term's interval as a DataFrame indexed by term, like statsmodels'
+``conf_int()`` (also ``evalstats.confint(res, frame=True)``).
+
+Reports: ``summary(digits=None)`` builds the report; its section title is ``name`` (set
+at construction, with ``res.with_name("...")`` or by passing ``{name: res}`` to
+:func:`evalstats.report`), and its first line is :meth:`Reportable._finding`, one
+plain-language sentence (override it per class). Results pickle and deep-copy (their
+mappings are :class:`FrozenDict`).
+
 Every concrete subclass registers itself in :data:`RESULT_CLASSES`; the contract test
 (``tests/test_result_contract.py``) runs over that registry. :func:`critical_value` is the
 one place a normal or t quantile for an interval is computed.
@@ -28,11 +39,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._report import Report, format_value
+from ._report import Report
+from ._tables import finding_sentence, format_value, slug
 from ._validation import check_confidence_level, check_option
 
 __all__ = ["ConfidenceInterval", "Reportable", "EvalResult", "FrozenDict", "RESULT_CLASSES",
-           "TIDY_COLUMNS", "critical_value", "freeze_array", "wald_interval"]
+           "TIDY_COLUMNS", "critical_value", "finding_sentence", "freeze_array", "wald_interval"]
 
 ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 ConfidenceInterval.__doc__ = "A confidence interval ``(low, high)``."
@@ -110,7 +122,8 @@ class Reportable:
     Plans, designs, forecasts and proposals derive from this class directly; estimates
     derive from :class:`EvalResult`. Subclasses implement :meth:`_tidy_rows`,
     :meth:`_repr_body` and, where useful, :meth:`_glance_extra`, :meth:`_extra_tables`,
-    :meth:`_header` and :meth:`plot`.
+    :meth:`_appendix_tables` (detail tables for the appendix), :meth:`_header`,
+    :meth:`_finding` (the one-sentence result) and :meth:`plot`.
 
     Attributes
     ----------
@@ -179,11 +192,49 @@ class Reportable:
     def _extra_tables(self) -> list[tuple[str, pd.DataFrame]]:
         return []
 
-    def summary(self) -> Report:
-        """A :class:`~evalstats._report.Report` (text/HTML/LaTeX/Markdown)."""
+    def _appendix_tables(self) -> list[tuple[str, pd.DataFrame]]:
+        """Detail tables for the report's appendix (default: none)."""
+        return []
+
+    def _finding(self) -> str:
+        """One plain-language sentence stating the result (override per class).
+
+        The default restates the one-line repr: ``"<title>: <repr body>."``.
+        """
+        body = self._repr_body()
+        return f"{self._title()}: {body}." if body else ""
+
+    def summary(self, digits: int | Mapping[str, int] | None = None) -> Report:
+        """A :class:`~evalstats._report.Report` (text/HTML/LaTeX/Markdown).
+
+        Parameters
+        ----------
+        digits : int or mapping, optional
+            Significant digits from which each numeric column's fixed decimals are
+            chosen (default 4), or ``{column: decimals}`` (key ``"*"``: the rest).
+        """
         tables = [self._main_table()] + list(self._extra_tables())
-        return Report(title=self._title(), header=self._header(), tables=tuple(tables),
-                      notes=tuple(self.notes))
+        title = self.name or self._title()  # subclasses override _title; name always wins
+        return Report(title=title, header=self._header(), tables=tuple(tables),
+                      notes=tuple(self.notes), digits=4 if digits is None else digits,
+                      finding=self._finding(), appendix=tuple(self._appendix_tables()),
+                      label=slug(title))
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows the report (HTML)."""
+        return self.summary().as_html()
+
+    def with_name(self, name: str) -> Reportable:
+        """A copy named ``name`` (the section title in reports); the result is immutable."""
+        import copy
+
+        if not isinstance(name, str):
+            from ._validation import fail
+
+            raise fail("name", "a str", value=name, exc=TypeError)
+        new = copy.copy(self)
+        object.__setattr__(new, "name", name)
+        return new
 
     # -- plot -----------------------------------------------------------------------------
     def plot(self, ax=None, **kwargs):
@@ -278,6 +329,20 @@ class EvalResult(Reportable):
         """
         return self._interval(*self._level_method(confidence_level, method))
 
+    def conf_int_frame(self, confidence_level: float | None = None,
+                       method: str | None = None) -> pd.DataFrame:
+        """Intervals of *every* term as a DataFrame (rows: terms; columns ``conf_low``,
+        ``conf_high``), like statsmodels' ``conf_int()``.
+
+        :meth:`conf_int` keeps returning the ``(low, high)`` tuple of the main term (the
+        first row of :meth:`tidy`), so existing code is unaffected; for multi-term results
+        (several rules, measures, learners or targets) use this method or ``tidy()``.
+        """
+        td = self.tidy(confidence_level, method)
+        out = td.set_index("term")[["conf_low", "conf_high"]].astype(float)
+        out.index.name = "term"
+        return out
+
     @property
     def ci(self) -> ConfidenceInterval:
         """The interval at the result's own ``confidence_level``."""
@@ -323,6 +388,13 @@ class EvalResult(Reportable):
 
     def _main_table(self) -> tuple[str, pd.DataFrame]:
         return ("Estimates", self.tidy())
+
+    def _finding(self) -> str:
+        """``"f1 is 0.58 (95% CI 0.49 to 0.68) from 500 labels."``; decimals follow the
+        interval's width (two significant digits of the width)."""
+        return finding_sentence(self.term, self.estimate, self.conf_int(),
+                                self.confidence_level, self.n, self.n_unit,
+                                n_terms=len(self.tidy()))
 
     # -- plot -----------------------------------------------------------------------------
     def plot(self, ax=None, **kwargs):
@@ -370,11 +442,23 @@ def _call_text(name: str, call: Mapping[str, Any]) -> str:
 
 
 def _short(v: Any) -> str:
-    if isinstance(v, np.ndarray | pd.Series | pd.DataFrame | list):
-        shape = np.shape(v)
-        return f"<{type(v).__name__} {shape}>"
+    """A call argument as a user would type it: plain numbers, short lists, array sizes."""
+    if isinstance(v, bool | np.bool_):
+        return str(bool(v))
+    if isinstance(v, np.integer):
+        return str(int(v))
+    if isinstance(v, np.floating | float):
+        return f"{float(v):.6g}"
+    if isinstance(v, list | tuple | np.ndarray | pd.Series) and np.ndim(v) == 1 \
+            and len(v) <= 6 and all(isinstance(t, int | float | np.number | str) for t in v):
+        inner = ", ".join(_short(t) for t in v)
+        return f"[{inner}]" if not isinstance(v, tuple) else f"({inner})"
+    if isinstance(v, np.ndarray | pd.Series | pd.DataFrame | list | tuple):
+        shape = np.shape(v) if not isinstance(v, list | tuple) else (len(v),)
+        dims = "x".join(str(d) for d in shape)
+        return f"<{dims} {'values' if len(shape) == 1 else type(v).__name__}>"
     text = repr(v)
-    return text if len(text) <= 30 else text[:27] + "..."
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _get_ax(ax=None):

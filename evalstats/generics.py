@@ -9,6 +9,8 @@ Examples
 >>> res = es.error_ci([0, 1, 1, 0], [0, 1, 0, 0])
 >>> es.confint(res, confidence_level=0.9) == res.conf_int(0.9)
 True
+>>> es.confint(res, frame=True).columns.tolist()
+['conf_low', 'conf_high']
 """
 
 from __future__ import annotations
@@ -34,9 +36,14 @@ def summary(obj: Any):
 
 
 @singledispatch
-def confint(obj: Any, confidence_level: float | None = None):
-    """Interval(s) at ``confidence_level`` (``obj.conf_int(...)``), as R's ``confint``."""
-    return _method(obj, "conf_int")(confidence_level)
+def confint(obj: Any, confidence_level: float | None = None, *, frame: bool = False):
+    """Interval(s) at ``confidence_level``, as R's ``confint``.
+
+    ``frame=False``: ``obj.conf_int(...)``, the ``(low, high)`` tuple of the main term.
+    ``frame=True``: ``obj.conf_int_frame(...)``, every term's interval as a DataFrame
+    (rows: terms; columns ``conf_low``, ``conf_high``), like statsmodels.
+    """
+    return _method(obj, "conf_int_frame" if frame else "conf_int")(confidence_level)
 
 
 @singledispatch

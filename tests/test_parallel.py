@@ -49,3 +49,46 @@ def test_progress_bar_forced_and_silent(capsys):
         bar.update(1)
     with progress_bar(3, progress=True, desc="x") as bar:
         bar.update(3)
+
+
+def test_one_bar_across_batches(monkeypatch):
+    """Batches inside an enclosing bar count on it; its total grows to the real task count."""
+    pytest.importorskip("tqdm")
+    import tqdm.auto
+
+    made = []
+    real = tqdm.auto.tqdm
+
+    def spy(*args, **kwargs):
+        bar = real(*args, **kwargs)
+        made.append(bar)
+        return bar
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", spy)
+    with progress_bar(4, progress=True, desc="draws") as bar:
+        first = map_replicates(_draw, 4, rng=1)
+        bar.note("stopping rule: doubling to 8 tasks")
+        second = map_replicates(_draw, 4, rng=2)
+        assert bar.n == 8 and bar.total == 8
+    assert len(made) == 1 and made[0].total == 8 and made[0].n == 8
+    assert len(first) == len(second) == 4
+
+
+def test_auto_bar_appears_when_a_run_becomes_long(monkeypatch):
+    pytest.importorskip("tqdm")
+    import tqdm.auto
+
+    from evalstats._progress import LONG_LOOP
+
+    made = []
+    real = tqdm.auto.tqdm
+    monkeypatch.setattr(tqdm.auto, "tqdm", lambda *a, **k: made.append(k) or real(*a, **k))
+    with progress_bar(10) as bar:
+        parallel_map(abs, range(10))
+        assert not made
+        parallel_map(abs, range(LONG_LOOP))
+        assert bar.total == bar.n == LONG_LOOP + 10
+    assert len(made) == 1 and made[0]["initial"] == 10
+    with progress_bar(5, progress=False) as bar:
+        parallel_map(abs, range(LONG_LOOP + 1))
+        assert bar.total == bar.n == LONG_LOOP + 1

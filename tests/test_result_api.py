@@ -119,7 +119,8 @@ def test_report_document_html_and_md(tmp_path):
 def test_report_single_and_plain_save(tmp_path):
     res = _results()[0]
     rep = res.summary()
-    assert rep.save(tmp_path / "a.tex").read_text().startswith("\\begin{table}")
+    tex = rep.save(tmp_path / "a.tex").read_text()
+    assert tex.startswith("\\subsection{") and "\\begin{table}" in tex
     assert "Estimates" not in rep.save(tmp_path / "a.txt").read_text()[:5]
     assert "<h1>" in es.report(res).as_html()
     assert isinstance(rep.to_frame(), pd.DataFrame)
@@ -152,4 +153,50 @@ def test_report_with_notes_only_renders_everywhere():
     rep = es.Report(title="Skipped section", notes=("nothing to show",))
     assert rep.as_text().startswith("Skipped section\n===")
     assert "nothing to show" in rep.as_html() and "nothing to show" in rep.as_markdown()
-    assert rep.as_latex().startswith("\\paragraph{Skipped section}")
+    assert rep.as_latex().startswith("\\subsection{Skipped section}")
+
+
+def test_pickle_deepcopy_and_frozen_mappings():
+    import copy
+    import pickle
+
+    from evalstats._result import FrozenDict
+
+    res = EvalResult(estimate=0.5, std_error=0.1, term="theta", n=30, name="Toy",
+                     call={"rng": 3, "k_target": [2, 5]}, diagnostics={"ess": 12.5})
+    assert isinstance(res.call, FrozenDict) and isinstance(res.diagnostics, FrozenDict)
+    with pytest.raises(TypeError, match="read-only"):
+        res.diagnostics["ess"] = 1
+    for back in (pickle.loads(pickle.dumps(res)), copy.deepcopy(res), copy.copy(res)):
+        assert repr(back) == repr(res) and back.name == "Toy"
+        assert dict(back.call) == {"rng": 3, "k_target": [2, 5]}
+        assert isinstance(back.diagnostics, FrozenDict)
+        assert back.summary().as_text() == res.summary().as_text()
+    deep = copy.deepcopy(res)
+    assert deep.call["k_target"] is not res.call["k_target"]
+    named = pickle.loads(pickle.dumps(res.with_name("Renamed")))
+    assert named.name == "Renamed" and res.name == "Toy"
+    with pytest.raises(TypeError, match="`name`"):
+        res.with_name(3)
+
+
+def test_conf_int_frame_every_term():
+    """statsmodels-style intervals of every term; conf_int() keeps the main term's tuple."""
+    design = es.LabelDesign.simple(100, 8)
+    rules = np.random.default_rng(0).integers(0, 2, size=(8, 2))
+    res = es.evaluate_rules(np.array([1, 0, 1, 0, 0, 1, 0, 0]), rules, design)
+    frame = res.conf_int_frame(0.9)
+    td = res.tidy(0.9)
+    assert list(frame.columns) == ["conf_low", "conf_high"] and frame.index.name == "term"
+    assert frame.index.tolist() == td["term"].tolist() and len(frame) > 1
+    np.testing.assert_allclose(frame["conf_low"], td["conf_low"])
+    np.testing.assert_allclose(frame["conf_high"], td["conf_high"])
+    assert tuple(frame.iloc[0]) == tuple(res.conf_int(0.9))
+    assert es.confint(res, 0.9, frame=True).equals(frame)
+    single = _results()[0]
+    assert tuple(single.conf_int_frame().iloc[0]) == tuple(single.conf_int())
+
+
+def test_notebook_html_is_the_report():
+    res = _results()[0]
+    assert res._repr_html_() == res.summary().as_html()

@@ -6,6 +6,8 @@ import os
 
 import numpy as np
 
+from ._common import add_output_args
+
 ORDER = 0
 
 
@@ -13,8 +15,9 @@ def register(sub) -> None:
     p = sub.add_parser("demo", help="run a short end-to-end analysis on bundled data",
                        description="Run every capability's demonstration on data shipped "
                                    "with evalstats and print one report.")
-    p.add_argument("--out", metavar="PATH", default=None,
-                   help="also write the report (.html with plots, .md or .txt)")
+    add_output_args(p, seed=False,
+                    out_help="also write the report as a document (.html with plots, .tex "
+                             "and .md with plot files in <stem>_files/, or .txt)")
     p.add_argument("--fast", action="store_true",
                    help="smaller problem sizes (also set by EVALSTATS_VIGNETTE_FAST=1)")
     p.add_argument("--seed", type=int, default=2026, help="random seed (default 2026)")
@@ -58,8 +61,9 @@ def run(args) -> int:
     for mod in command_modules():
         if hasattr(mod, "demo_results"):
             results.extend(_section(mod, fast, args.seed))
-    doc = report(results, title="evalstats demo", plots=args.out is not None)
-    print(doc.as_text())
+    doc = report(results, title="evalstats demo", plots=args.out is not None,
+                 meta={"Seed": args.seed, "Problem sizes": "fast" if fast else "full"})
+    print(doc.render(args.format))
     if args.out:
         path = doc.save(args.out)
         print(f"\nReport written to {path}")

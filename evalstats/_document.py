@@ -1,0 +1,383 @@
+"""Documents: several reports with a title block, contents, plots and an appendix.
+
+:func:`report` composes results (or :class:`~evalstats._report.Report` objects) into a
+:class:`Document`: a title block (package version, date, Python, seeds found in the
+results' calls, data descriptions, anything passed as ``meta=``), a contents list,
+one numbered section per result (title from the result's ``name``; repeated titles are
+told apart by the call arguments that differ, else numbered), its finding, tables and
+plot, and an appendix with the detail tables. It renders to HTML (figures embedded),
+Markdown and LaTeX (figures written next to the file) and text.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._report import LATEX_PREAMBLE, Report, _latex_table
+from ._tables import Table, format_value, html_escape, is_empty_value, latex_escape, md_escape
+
+__all__ = ["Document", "report"]
+
+_CSS = """
+body { font-family: Georgia, 'Times New Roman', serif; max-width: 58em; margin: 2em auto;
+       padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #bbb; margin-top: 2em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.88em;
+        font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; }
+table.evalstats-table { border-top: 2px solid #333; border-bottom: 2px solid #333; }
+table.evalstats-table thead th { border-bottom: 1px solid #333; }
+table.evalstats-table th, table.evalstats-table td { padding: 2px 10px; text-align: left;
+       white-space: nowrap; }
+table.evalstats-table .num { text-align: right; font-variant-numeric: tabular-nums; }
+table.evalstats-table caption { caption-side: top; text-align: left; font-style: italic;
+       padding-bottom: 3px; white-space: nowrap; }
+table.evalstats-header th { text-align: left; font-weight: normal; color: #555;
+       padding: 1px 14px 1px 0; vertical-align: top; white-space: nowrap; }
+table.evalstats-header td { padding: 1px 2.5em 1px 0; }
+table.evalstats-header code { font-size: 1.05em; }
+p.finding { font-size: 1.08em; background: #f4f6f8; border-left: 4px solid #4a7ab5;
+       padding: 0.4em 0.8em; }
+.notes-title { margin-bottom: 0.2em; font-weight: bold; } ol.notes { font-size: 0.9em; }
+.scroll { overflow-x: auto; } figure { margin: 0.8em 0; } img { max-width: 100%; }
+nav ol { columns: 2; } .meta th { text-align: left; padding-right: 1em; font-weight: normal;
+       color: #555; }
+"""
+
+
+@dataclass(frozen=True)
+class Document:
+    """Several reports (with the figures of their results) in one document.
+
+    Attributes
+    ----------
+    title : str
+    reports : tuple of Report
+    figures : tuple of matplotlib Figure or None (one per report)
+    meta : mapping
+        Title-block entries (package version, date, seeds, data, ...).
+    """
+
+    title: str
+    reports: tuple[Report, ...]
+    figures: tuple[Any, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def _png(self, fig) -> bytes:
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+        return buf.getvalue()
+
+    def _figure(self, i: int):
+        return self.figures[i] if i < len(self.figures) else None
+
+    def _meta(self) -> dict[str, str]:
+        return {str(k): format_value(v) for k, v in self.meta.items() if not is_empty_value(v)}
+
+    def _appendix(self) -> list[tuple[Report, Table]]:
+        return [(r, t) for r in self.reports for t in r.layout().appendix]
+
+    # -- HTML -----------------------------------------------------------------------------
+    def as_html(self) -> str:
+        body = [f"<h1>{html_escape(self.title)}</h1>"]
+        meta = self._meta()
+        if meta:
+            body.append('<table class="meta">' + "".join(
+                f"<tr><th>{html_escape(k)}</th><td>{html_escape(v)}</td></tr>"
+                for k, v in meta.items()) + "</table>")
+        apx = self._appendix()
+        toc = [f'<li><a href="#{html_escape(r.anchor)}">{html_escape(r.title)}</a></li>'
+               for r in self.reports]
+        if apx:
+            toc.append('<li><a href="#appendix">Appendix</a></li>')
+        body.append("<nav><h2>Contents</h2><ol>" + "".join(toc) + "</ol></nav>")
+        for i, rep in enumerate(self.reports):
+            fig = self._figure(i)
+            fig_html = ""
+            if fig is not None:
+                b64 = base64.b64encode(self._png(fig)).decode("ascii")
+                fig_html = (f'<figure><img alt="{html_escape(rep.title)}" '
+                            f'src="data:image/png;base64,{b64}"/></figure>')
+            body.append(rep.as_html(level=2, figure=fig_html, appendix=False,
+                                    number=f"{i + 1}. "))
+        if apx:
+            body.append('<section id="appendix"><h2>Appendix</h2>')
+            body += [f'<div class="scroll">{t.as_html()}</div>' for _, t in apx]
+            body.append("</section>")
+        return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+                "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+                f"<title>{html_escape(self.title)}</title><style>{_CSS}</style></head>"
+                "<body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+    # -- Markdown -------------------------------------------------------------------------
+    def as_markdown(self, figure_dir: Path | None = None, rel: str = "") -> str:
+        parts = [f"# {md_escape(self.title)}", ""]
+        meta = self._meta()
+        if meta:
+            parts += ["| | |", "|---|---|"] + [f"| {md_escape(k)} | {md_escape(v)} |"
+                                               for k, v in meta.items()] + [""]
+        apx = self._appendix()
+        parts += ["**Contents**", ""] + [f"{i}. [{md_escape(r.title)}](#{r.anchor})"
+                                         for i, r in enumerate(self.reports, 1)]
+        if apx:
+            parts.append(f"{len(self.reports) + 1}. [Appendix](#appendix)")
+        parts.append("")
+        for i, rep in enumerate(self.reports):
+            fig = self._figure(i)
+            fig_md = ""
+            if fig is not None and figure_dir is not None:
+                figure_dir.mkdir(parents=True, exist_ok=True)
+                name = f"figure_{i + 1}.png"
+                (figure_dir / name).write_bytes(self._png(fig))
+                fig_md = f"![{md_escape(rep.title)}]({rel}{name})"
+            parts.append(rep.as_markdown(level=2, figure=fig_md, appendix=False,
+                                         number=f"{i + 1}. "))
+        if apx:
+            parts += ['<a id="appendix"></a>', "", "## Appendix", ""]
+            for _, t in apx:
+                parts += [f'<a id="{t.label}"></a>', "", t.as_markdown(), ""]
+        return "\n".join(parts)
+
+    # -- LaTeX ----------------------------------------------------------------------------
+    def as_latex(self, figure_dir: Path | None = None, rel: str = "") -> str:
+        """A complete LaTeX document (pdflatex; run twice for the contents list)."""
+        out = [LATEX_PREAMBLE, "\\begin{document}",
+               f"\\section*{{{latex_escape(self.title)}}}"]
+        meta = self._meta()
+        if meta:
+            out.append("\\begin{tabular}{@{}ll@{}}\n" + "\n".join(
+                f"{latex_escape(k)} & {latex_escape(v)} \\\\" for k, v in meta.items())
+                + "\n\\end{tabular}")
+        out.append("\\tableofcontents")
+        for i, rep in enumerate(self.reports):
+            fig = self._figure(i)
+            fig_tex = ""
+            if fig is not None and figure_dir is not None:
+                figure_dir.mkdir(parents=True, exist_ok=True)
+                name = f"figure_{i + 1}.png"
+                (figure_dir / name).write_bytes(self._png(fig))
+                fig_tex = ("\\begin{center}\n\\includegraphics[width=0.72\\linewidth]"
+                           f"{{{rel}{name}}}\n\\captionof{{figure}}"
+                           f"{{{latex_escape(rep.title)}}}\n\\end{{center}}")
+            out.append(rep.as_latex(floats=False, level="section", figure=fig_tex,
+                                    appendix=False))
+        apx = self._appendix()
+        if apx:
+            out.append("\\appendix\n\\section{Appendix}")
+            out += [_latex_table(t, False) for _, t in apx]
+        out.append("\\end{document}\n")
+        return "\n\n".join(out)
+
+    # -- text -----------------------------------------------------------------------------
+    def as_text(self) -> str:
+        bar = "=" * max(len(self.title), 20)
+        head = [f"{self.title}\n{bar}"]
+        meta = self._meta()
+        if meta:
+            w = max(len(k) for k in meta)
+            head.append("\n".join(f"{k.ljust(w)}  {v}" for k, v in meta.items()))
+        if len(self.reports) > 1:
+            head.append("Contents\n" + "\n".join(f"{i:>3}. {r.title}"
+                                                  for i, r in enumerate(self.reports, 1)))
+        return "\n\n".join(head + [r.as_text() for r in self.reports])
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+    def _repr_html_(self) -> str:
+        return self.as_html()
+
+    def render(self, fmt: str = "text") -> str:
+        """The document as ``'text'``, ``'html'``, ``'latex'`` or ``'markdown'`` (no figures
+        for LaTeX/Markdown; use :meth:`save` to write them)."""
+        from ._validation import check_option
+
+        fmt = check_option(fmt, "fmt", ("text", "html", "latex", "markdown"))
+        return {"text": self.as_text, "html": self.as_html, "latex": self.as_latex,
+                "markdown": self.as_markdown}[fmt]()
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``.html`` (figures embedded), ``.md`` or ``.tex`` (figures in
+        ``<stem>_files/``) or ``.txt``."""
+        path = Path(path)
+        fdir = path.parent / f"{path.stem}_files"
+        if path.suffix in (".html", ".htm"):
+            path.write_text(self.as_html(), encoding="utf-8")
+        elif path.suffix == ".md":
+            path.write_text(self.as_markdown(fdir, f"{fdir.name}/"), encoding="utf-8")
+        elif path.suffix == ".tex":
+            path.write_text(self.as_latex(fdir, f"{fdir.name}/"), encoding="utf-8")
+        elif path.suffix == ".txt":
+            path.write_text(self.as_text(), encoding="utf-8")
+        else:
+            raise ValueError(f"`path` must end in .html, .md, .tex or .txt; got {str(path)!r}.")
+        return path
+
+
+def _seeds(results: Sequence[Any]) -> list[str]:
+    seeds = []
+    for r in results:
+        for src in (getattr(r, "call", {}) or {}, getattr(r, "diagnostics", {}) or {}):
+            for key in ("seed", "rng", "random_state"):
+                v = src.get(key) if isinstance(src, Mapping) else None
+                if isinstance(v, int) and not isinstance(v, bool) and str(v) not in seeds:
+                    seeds.append(str(v))
+    return seeds
+
+
+def _meta_block(results: Sequence[Any], meta: Mapping[str, Any] | None) -> dict[str, Any]:
+    import datetime
+    import platform
+
+    from . import __version__
+
+    out: dict[str, Any] = {"Package": f"evalstats {__version__}",
+                           "Date": datetime.datetime.now(datetime.UTC).strftime(
+                               "%Y-%m-%d %H:%M UTC"),
+                           "Python": platform.python_version()}
+    seeds = _seeds(results)
+    if seeds:
+        out["Seeds"] = ", ".join(seeds)
+    data = []
+    for r in results:
+        d = getattr(r, "data", "")
+        if isinstance(d, str) and d and d not in data:
+            data.append(d)
+    if data:
+        out["Data"] = "; ".join(data)
+    out.update(meta or {})
+    return out
+
+
+def _plain(v: Any) -> str:
+    from ._result import _short
+
+    return v if isinstance(v, str) else _short(v)
+
+
+def _distinguish(reports: list[Report], objs: list[Any] | None) -> list[Report]:
+    """Results sharing a title get the call arguments that tell them apart appended."""
+    if objs is None:
+        return reports
+    from ._result import _short
+
+    out = list(reports)
+    by_title: dict[str, list[int]] = {}
+    for i, rep in enumerate(reports):
+        by_title.setdefault(rep.title, []).append(i)
+    for title, idx in by_title.items():
+        if len(idx) < 2:
+            continue
+        calls = [dict(getattr(objs[i], "call", {}) or {}) for i in idx]
+        keys = [k for k in calls[0] if k != "function"
+                and len({_short(c.get(k)) for c in calls}) == len(idx)]
+        keys = keys or [k for k in calls[0] if k != "function"
+                        and len({_short(c.get(k)) for c in calls}) > 1]
+        if not keys:
+            continue
+        for i, c in zip(idx, calls, strict=True):
+            extra = ", ".join(f"{k} {_plain(c.get(k))}" for k in keys[:2])
+            out[i] = dataclasses.replace(reports[i], title=f"{title} ({extra})", label="")
+    return out
+
+
+def _unique_titles(reports: list[Report]) -> list[Report]:
+    seen: dict[str, int] = {}
+    out = []
+    for rep in reports:
+        k = seen.get(rep.title, 0) + 1
+        seen[rep.title] = k
+        if k > 1:
+            rep = dataclasses.replace(rep, title=f"{rep.title} ({k})", label="")
+        out.append(rep)
+    anchors: dict[str, int] = {}
+    final = []
+    for rep in out:
+        k = anchors.get(rep.anchor, 0) + 1
+        anchors[rep.anchor] = k
+        final.append(rep if k == 1 else dataclasses.replace(rep, label=f"{rep.anchor}-{k}"))
+    return final
+
+
+def report(results: Sequence[Any] | Mapping[str, Any] | Any, title: str = "evalstats report",
+           *, path: str | Path | None = None, plots: bool = True,
+           meta: Mapping[str, Any] | None = None,
+           digits: int | Mapping[str, int] | None = None) -> Document:
+    """Compose several results (or reports) into one document with their plots.
+
+    Parameters
+    ----------
+    results : result, sequence of results / Reports, or mapping name -> result
+        Anything with ``summary()`` (and ``plot(ax=...)`` for a figure) or a
+        :class:`Report`. Section titles are the results' ``name`` (a mapping's keys name
+        them), else their default title; repeated titles are numbered.
+    title : str
+        Document title.
+    path : str or Path, optional
+        If given, the document is written there (``.html``, ``.md``, ``.tex`` or ``.txt``).
+    plots : bool
+        Draw each result's ``plot()`` into its section.
+    meta : mapping, optional
+        Extra title-block entries (the package version, date, seeds found in the results'
+        calls and their data descriptions are always listed).
+    digits : int or mapping, optional
+        Passed to every result's ``summary(digits=...)``.
+
+    Returns
+    -------
+    Document
+        With ``as_html()``, ``as_markdown()``, ``as_latex()``, ``as_text()`` and ``save(path)``.
+
+    Examples
+    --------
+    >>> import evalstats as es
+    >>> res = es.error_ci(y_true=[0, 1, 1, 0, 1], y_pred=[0, 1, 0, 0, 1])
+    >>> doc = es.report({"Hold-out error": res}, title="Evaluation")
+    >>> "Hold-out error" in doc.as_html()
+    True
+    """
+    if isinstance(results, Mapping):
+        items = [(str(k), v) for k, v in results.items()]
+    else:
+        if not isinstance(results, Iterable) or isinstance(results, Report):
+            results = [results]
+        items = [("", r) for r in results]
+    reports, figures, objs = [], [], []
+    for name, r in items:
+        if isinstance(r, Report):
+            reports.append(dataclasses.replace(r, title=name) if name else r)
+            figures.append(None)
+            continue
+        if not hasattr(r, "summary"):
+            raise TypeError(f"`results` must contain evalstats results or Reports; got an "
+                            f"object of type {type(r).__name__}.")
+        if name and hasattr(r, "with_name"):
+            r = r.with_name(name)
+        objs.append(r)
+        rep = r.summary(digits=digits) if digits is not None else r.summary()
+        reports.append(dataclasses.replace(rep, title=name) if name and rep.title != name
+                       else rep)
+        fig = None
+        if plots and hasattr(r, "plot"):
+            import matplotlib.pyplot as plt
+
+            fig, ax = plt.subplots(figsize=(6.4, 3.8))
+            try:
+                r.plot(ax=ax)
+                fig.tight_layout()
+            except NotImplementedError:
+                fig = None
+            plt.close(fig)
+        figures.append(fig)
+    reports = _distinguish(reports, [o for _, o in items if not isinstance(o, Report)]
+                           if len(objs) == len(reports) else None)
+    doc = Document(title, tuple(_unique_titles(reports)), tuple(figures),
+                   _meta_block(objs, meta))
+    if path is not None:
+        doc.save(path)
+    return doc
