@@ -38,8 +38,8 @@ def roc_vertices(scores_pos: np.ndarray, scores_neg: np.ndarray) -> tuple[np.nda
     thresholds = np.unique(np.r_[scores_pos, scores_neg])[::-1]
     pos, neg = np.sort(scores_pos), np.sort(scores_neg)
     # fraction with score >= threshold, thresholds in decreasing order
-    tpr = 1.0 - np.searchsorted(pos, thresholds, side="left") / pos.size
-    fpr = 1.0 - np.searchsorted(neg, thresholds, side="left") / neg.size
+    tpr = (pos.size - np.searchsorted(pos, thresholds, side="left")) / pos.size
+    fpr = (neg.size - np.searchsorted(neg, thresholds, side="left")) / neg.size
     return np.r_[0.0, fpr], np.r_[0.0, tpr]
 
 
