@@ -77,7 +77,8 @@ def test_cli_empty_csv_is_one_line_exit_2(tmp_path, capsys):
     rc = cli.main(["cv", "--data", str(empty), "--target", "y", "--train-size", "5"])
     err = capsys.readouterr().err
     assert rc == 2
-    assert err.startswith("evalstats cv: error:") and err.count("\n") == 1
+    assert err.startswith("evalstats cv: error: data.csv: the data file is empty")
+    assert err.count("\n") == 1
 
 
 # -- the CLI exit-code policy -----------------------------------------------------------------
