@@ -3,7 +3,13 @@
 * :func:`error_ci` — the error rate ``k/n`` with a binomial interval; ``method="exact"``
   is Clopper–Pearson, as R's ``binom.test``.
 * :func:`loss_ci` — the mean of per-case losses with a t interval, as R's ``t.test``.
-* :func:`auc_ci` — the AUC of scores with DeLong's U-statistic variance (O(n log n)).
+* :func:`auc_ci` — the AUC of scores with DeLong's U-statistic variance (O(n log n));
+  ``pos_label`` for labels of any type; ``plot()`` draws the ROC curve with a
+  simultaneous confidence band (Campbell 1994, see :meth:`AUCResult.roc_band`).
+
+Inputs are checked before anything is counted: missing labels are refused (a NaN label
+is not a mistake), numbers are never compared with strings, and scores or probabilities
+passed where predicted labels are expected are refused.
 
 Both treat the *fitted* model as fixed: they say nothing about the learning
 algorithm (see :mod:`evalstats.cv_variance` for that).

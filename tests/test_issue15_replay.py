@@ -154,3 +154,34 @@ def test_ctrl_c_on_cv_exits_130_with_one_line(tmp_path):
             proc.kill()
     assert proc.returncode == 130, err
     assert err == "evalstats cv: interrupted (Ctrl-C); what was already saved is kept.\n"
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs Linux /proc")
+def test_ctrl_c_on_python_dash_m_evalstats_cv(tmp_path):
+    """The literal ``python -m evalstats cv`` of the issue; the signal is sent once
+    scikit-learn is loaded (it is imported inside the subcommand, so main() is running)."""
+    rng = np.random.default_rng(16)
+    X = rng.normal(size=(300, 2))
+    y = (X[:, 0] + rng.logistic(size=300) > 0).astype(int)
+    data = tmp_path / "big.csv"
+    np.savetxt(data, np.c_[X, y], delimiter=",", header="a,b,y", comments="", fmt="%.6g")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TQDM_DISABLE="1", MPLBACKEND="Agg",
+               PYTHONWARNINGS="ignore")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evalstats", "cv", "--data", str(data), "--target", "y",
+         "--train-size", "100", "--n-draws", "1000000", "--max-draws", "1000000",
+         "--seed", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    maps = Path(f"/proc/{proc.pid}/maps")
+    try:
+        deadline = time.monotonic() + 120
+        while "sklearn" not in maps.read_text() and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.2)
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err.count("\n") == 1 and err.startswith("evalstats cv: interrupted"), err
