@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["roc_vertices", "ks_half_width", "roc_band"]
+__all__ = ["roc_vertices", "ks_half_width", "roc_band", "plot_roc"]
 
 
 def roc_vertices(scores_pos: np.ndarray, scores_neg: np.ndarray) -> tuple[np.ndarray,
@@ -71,3 +71,23 @@ def roc_band(scores_pos: np.ndarray, scores_neg: np.ndarray, level: float,
     i_emp = np.searchsorted(fpr_v, x, side="right") - 1
     return pd.DataFrame({"fpr": x, "tpr": run_max[i_emp], "tpr_low": np.clip(low, 0, 1),
                          "tpr_high": np.clip(high, 0, 1)})
+
+
+def plot_roc(res, ax, **kwargs):
+    """Draw ``res`` (an :class:`~evalstats.holdout.AUCResult`) as an ROC curve with its band."""
+    band = res.roc_band()
+    pct = f"{100 * res.confidence_level:g}%"
+    ax.fill_between(band["fpr"], band["tpr_low"], band["tpr_high"], alpha=0.25, color="C0",
+                    lw=0, label=f"{pct} simultaneous band (KS, Campbell)")
+    ax.plot(band["fpr"], band["tpr"], color="C0", lw=1.5, drawstyle="steps-post",
+            label="empirical ROC", **kwargs)
+    ax.plot([0, 1], [0, 1], ls=":", color="0.5", lw=1, label="chance (AUC = 0.5)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.01)
+    ax.set_aspect("equal")
+    ax.set_xlabel("false positive rate (1 − specificity)")
+    ax.set_ylabel("true positive rate (sensitivity)")
+    lo, hi = res.conf_int()
+    ax.set_title(f"AUC = {res.estimate:.3f}, {pct} CI [{lo:.3f}, {hi:.3f}] (DeLong)")
+    ax.legend(frameon=False, loc="lower right")
+    return ax

@@ -394,24 +394,9 @@ class AUCResult(EvalResult):
     def plot(self, ax=None, **kwargs):
         """ROC curve with its simultaneous confidence band (see :meth:`roc_band`)."""
         from ._result import _get_ax
+        from ._roc import plot_roc
 
-        ax = _get_ax(ax)
-        band = self.roc_band()
-        pct = f"{100 * self.confidence_level:g}%"
-        ax.fill_between(band["fpr"], band["tpr_low"], band["tpr_high"], alpha=0.25,
-                        color="C0", lw=0, label=f"{pct} simultaneous band (KS, Campbell)")
-        ax.plot(band["fpr"], band["tpr"], color="C0", lw=1.5, drawstyle="steps-post",
-                label="empirical ROC", **kwargs)
-        ax.plot([0, 1], [0, 1], ls=":", color="0.5", lw=1, label="chance (AUC = 0.5)")
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1.01)
-        ax.set_aspect("equal")
-        ax.set_xlabel("false positive rate (1 − specificity)")
-        ax.set_ylabel("true positive rate (sensitivity)")
-        lo, hi = self.conf_int()
-        ax.set_title(f"AUC = {self.estimate:.3f}, {pct} CI [{lo:.3f}, {hi:.3f}] (DeLong)")
-        ax.legend(frameon=False, loc="lower right")
-        return ax
+        return plot_roc(self, _get_ax(ax), **kwargs)
 
 
 def auc_ci(y_true: Any, y_score: Any, *, pos_label: Any = None,
