@@ -298,6 +298,31 @@ def _kde(**kw):
     return _extrap(method="kde", **kw)
 
 
+def _update(**kw):
+    ev = es.ActiveEvaluator(SCORES, "f1", rng=0)
+    ids = ev.query(3)
+    base = dict(ids=ids, labels=LABELS[ids])
+    base.update(kw)
+    return ev.update(base.pop("ids"), base.pop("labels"))
+
+
+def _report(**kw):
+    return es.report(**kw)
+
+
+def _alpha_map(**kw):
+    import matplotlib.pyplot as plt
+
+    try:
+        return es.alpha_map(**kw)
+    finally:
+        plt.close("all")
+
+
+def _generic(fn):
+    return lambda **kw: fn(kw["obj"])
+
+
 def _load(**kw):
     return es.datasets.load(**kw)
 
@@ -414,7 +439,17 @@ BAD_CASES = [
     ("extrapolate_accuracy[kde]", _kde, "bandwidth",
      st.sampled_from([0.0, -1.0, NAN, float("inf")])),
     ("cv_error_ci", _cv, "loss_range", st.sampled_from([(1.0, 0.0), (NAN, 1.0), (0.0, 1.0)])),
+    ("ActiveEvaluator.update", _update, "labels",
+     st.sampled_from([[2, 0, 1], [NAN, 0, 1], [-1, 0, 0], [0.5, 0, 1]])),
+    ("ActiveEvaluator.update", _update, "ids", st.sampled_from([[10**6, 0, 1], [-5, 1, 2]])),
     # shared services
+    ("report", _report, "results", st.sampled_from([3, [object()], ["text"], [None]])),
+    ("alpha_map", _alpha_map, "pair", bad_option("precision-specificity",
+                                                 "sensitivity-specificity",
+                                                 "rule-rate-equals-prevalence")),
+    ("summary", _generic(es.summary), "obj", st.sampled_from([3, "x", None, object()])),
+    ("tidy", _generic(es.tidy), "obj", st.sampled_from([3, "x", None, object()])),
+    ("glance", _generic(es.glance), "obj", st.sampled_from([3, "x", None, object()])),
     ("datasets.load", _load, "name", st.text(min_size=1, max_size=8).filter(
         lambda s: s not in es.datasets.list_datasets()["name"].tolist()
         if hasattr(es.datasets, "list_datasets") else True)),
