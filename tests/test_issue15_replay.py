@@ -185,3 +185,40 @@ def test_ctrl_c_on_python_dash_m_evalstats_cv(tmp_path):
             proc.kill()
     assert proc.returncode == 130, err
     assert err.count("\n") == 1 and err.startswith("evalstats cv: interrupted"), err
+
+
+def _plan_cmd(*extra):
+    return [sys.executable, "-m", "evalstats", "plan", "--pool-size", "20000", "--prevalence",
+            "0.04", "--rule-rate", "0.05", *extra]
+
+
+def _env(**extra):
+    return dict(os.environ, PYTHONPATH=str(ROOT), TQDM_DISABLE="1", MPLBACKEND="Agg", **extra)
+
+
+def test_cli_warning_is_one_line():
+    proc = subprocess.run(_plan_cmd("--half-width", "0.001", "--budget", "10", "--measures",
+                                    "precision"), capture_output=True, text=True, env=_env())
+    assert proc.returncode == 1  # infeasible plan
+    assert proc.stderr.startswith("evalstats plan: warning (SmallSampleWarning): Infeasible")
+    assert proc.stderr.count("\n") == 1
+
+
+def test_cli_closed_stdout_exits_141_quietly():
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader went away, as `evalstats plan ... | head -0`
+    try:
+        proc = subprocess.run(_plan_cmd("--half-width", "0.01"), stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, env=_env())
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 141 and proc.stderr == ""
+
+
+def test_cli_traceback_on_request():
+    proc = subprocess.run(_plan_cmd("--half-width", "-1"), capture_output=True, text=True,
+                          env=_env())
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    proc = subprocess.run(_plan_cmd("--half-width", "-1"), capture_output=True, text=True,
+                          env=_env(EVALSTATS_TRACEBACK="1"))
+    assert proc.returncode == 1 and "Traceback (most recent call last)" in proc.stderr

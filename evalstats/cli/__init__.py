@@ -18,9 +18,14 @@ Exit codes and what reaches stderr (policy for every subcommand):
 * ``1`` a solver failure (:class:`evalstats.ConvergenceError`), one line.
 * ``130`` Ctrl-C (SIGINT): one line ``evalstats <command>: interrupted``; nothing
   already written is removed (labeling sessions commit each label as it is recorded).
+* ``141`` the reader of stdout went away (``evalstats ... | head``): no traceback.
 * Anything else (e.g. a ``ValueError`` raised inside numpy or scikit-learn, an
   ``IndexError``) is a bug in evalstats: the full traceback is shown, so that it can be
-  reported, and Python exits 1.
+  reported, and Python exits 1. Set ``EVALSTATS_TRACEBACK=1`` to get the traceback of an
+  input error too.
+
+Warnings (degenerate statistics, deprecated flags) are printed as one line each,
+``evalstats <command>: warning (<Category>): <message>``.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from collections.abc import Sequence
 EXIT_INPUT = 2
 EXIT_SOLVER = 1
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 __all__ = ["main", "build_parser", "command_modules"]
 
@@ -103,7 +109,15 @@ def _one_line(text: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``evalstats`` console script (exit codes: see the module doc)."""
+    import warnings
+
     command = "evalstats"
+    saved_format = warnings.formatwarning
+
+    def one_line_warning(message, category, filename, lineno, line=None):
+        return f"{command}: warning ({category.__name__}): {_one_line(message)}\n"
+
+    warnings.formatwarning = one_line_warning
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
@@ -111,15 +125,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 0
         command = f"evalstats {args.command}"
-        return int(args.func(args) or 0)
+        rc = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here, inside the handlers below
+        return rc
     except KeyboardInterrupt:
         _flush_quietly()
         print(f"{command}: interrupted (Ctrl-C); what was already saved is kept.",
               file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception as err:
         from .._warnings import ConvergenceError
 
+        if os.environ.get("EVALSTATS_TRACEBACK"):
+            raise
         if isinstance(err, ConvergenceError):
             print(f"{command}: solver failed: {_one_line(err)}", file=sys.stderr)
             return EXIT_SOLVER
@@ -127,6 +148,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"{command}: error: {_one_line(err)}", file=sys.stderr)
         return EXIT_INPUT
+    finally:
+        warnings.formatwarning = saved_format
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (e.g. captured)
+        pass
 
 
 def _flush_quietly() -> None:
