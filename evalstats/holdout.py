@@ -413,7 +413,9 @@ def auc_ci(y_true: Any, y_score: Any, *, pos_label: Any = None,
     S the sample variances (divisor m − 1, n − 1). Placements are computed from mid-ranks
     in O(n log n) (Sun & Xu 2014): V10_i = (R_i − R^+_i)/n with R the rank in the pooled
     sample and R^+ the rank among positives. The interval is Â ± z·se clipped to [0, 1],
-    as pROC's ``ci.auc(method = "delong")``.
+    as pROC's ``ci.auc(method = "delong")``. In small samples it undercovers: 92.4 %
+    (SE 0.8 %) at nominal 95 % with 15 cases per class, binormal scores
+    (``benchmarks/holdout_coverage.py``); 94–95 % from 50 per class.
 
     Parameters
     ----------
