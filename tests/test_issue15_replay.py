@@ -222,3 +222,11 @@ def test_cli_traceback_on_request():
     proc = subprocess.run(_plan_cmd("--half-width", "-1"), capture_output=True, text=True,
                           env=_env(EVALSTATS_TRACEBACK="1"))
     assert proc.returncode == 1 and "Traceback (most recent call last)" in proc.stderr
+
+
+def test_cli_binary_file_is_one_line(tmp_path, capsys):
+    data = tmp_path / "data.csv"
+    data.write_bytes(bytes(range(256)) * 4)
+    rc = cli.main(["cv", "--data", str(data), "--target", "y", "--train-size", "5"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("evalstats cv: error:") and err.count("\n") == 1

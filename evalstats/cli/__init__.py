@@ -13,6 +13,7 @@ Exit codes and what reaches stderr (policy for every subcommand):
   evalstats package with the message template that names the argument in backticks,
   see :mod:`evalstats._validation`), a file that cannot be opened
   (``OSError``), a CSV that cannot be parsed (pandas ``EmptyDataError``/``ParserError``,
+  ``UnicodeDecodeError`` for a binary file,
   :class:`evalstats._io.TableError`) or a missing optional dependency (the
   ``pip install "evalstats[...]"`` hint). argparse's own usage errors also exit 2.
 * ``1`` a solver failure (:class:`evalstats.ConvergenceError`), one line.
@@ -88,7 +89,7 @@ def _input_error(err: BaseException) -> bool:
     """Is ``err`` a user-input problem (one line, exit 2) rather than a bug?"""
     from .._io import TableError
 
-    if isinstance(err, TableError | OSError):
+    if isinstance(err, TableError | OSError | UnicodeDecodeError):  # unreadable user files
         return True
     if isinstance(err, ModuleNotFoundError):  # from _io.require_extra: names the extra
         return "evalstats[" in str(err)
