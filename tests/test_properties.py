@@ -756,3 +756,29 @@ def test_random_state_alias_everywhere(name):
     obj = getattr(es, name)
     target = obj.__init__ if inspect.isclass(obj) else obj
     assert "random_state" in inspect.signature(target).parameters
+
+
+@FAST
+@given(data=cv_data(), n_labels=st.integers(2, 20), strategy=st.sampled_from(["guided",
+                                                                              "random"]))
+def test_guided_sample_valid_inputs(data, n_labels, strategy):
+    pytest.importorskip("sklearn")
+    X, y, _ = data
+    assert_finite_or_flagged(lambda: es.guided_sample(
+        X, y, min(n_labels, y.size), strategy=strategy, n_seed=min(4, y.size), batch_size=2,
+        rng=0))
+
+
+@FAST
+@given(data=prob_scores(), rounds=st.integers(1, 4), batch=st.integers(1, 10))
+def test_active_evaluator_session_valid_inputs(data, rounds, batch):
+    s, y = data
+
+    def run():
+        ev = es.ActiveEvaluator(s, "f1", rng=0)
+        for _ in range(rounds):
+            ids = ev.query(batch)
+            ev.update(ids, y[ids])
+        return ev.result()
+
+    assert_finite_or_flagged(run)
