@@ -33,9 +33,14 @@ from evalstats._warnings import EvalstatsWarning
 PKG = Path(es.__file__).resolve().parent
 # no shrinking: a failure is reported as generated (shrinking the known failures marked
 # xfail would cost minutes); rerun one test with ``--hypothesis-show-statistics`` to dig in
+# Example counts scale with the active profile: 6 / 12 under "deterministic" (60), 50 / 100
+# under HYPOTHESIS_PROFILE=nightly (500).
 _PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
-FAST = settings(max_examples=6, phases=_PHASES, suppress_health_check=list(HealthCheck))
-MEDIUM = settings(max_examples=12, phases=_PHASES, suppress_health_check=list(HealthCheck))
+_N = settings().max_examples
+FAST = settings(max_examples=max(6, _N // 10), phases=_PHASES,
+                suppress_health_check=list(HealthCheck))
+MEDIUM = settings(max_examples=max(12, _N // 5), phases=_PHASES,
+                  suppress_health_check=list(HealthCheck))
 
 
 # -- harness ----------------------------------------------------------------------------------
