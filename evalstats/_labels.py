@@ -39,7 +39,7 @@ def label_array(y: Any, name: str) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise fail(name, "labels without missing values (NaN, None or infinity)",
                    got=f"{int(bad.sum())} missing or infinite value(s), the first at "
-                       f"position {i} ({arr[i]!r})",
+                       f"position {i} ({_plain(arr[i])!r})",
                    remedy="Drop those cases first (e.g. with `pd.isna`); a missing label "
                           "is not a mistake.")
     return arr
@@ -64,10 +64,15 @@ def _is_integer_valued(arr: np.ndarray) -> bool:
     return False
 
 
+def _plain(v: Any) -> Any:
+    """A numpy scalar as the Python value it holds (``nan``, not ``np.float64(nan)``)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
 def _show(values, k: int = 4) -> str:
     vals = list(values)[:k]
     more = ", ..." if len(values) > k else ""
-    return "{" + ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in vals) + more + "}"
+    return "{" + ", ".join(repr(_plain(v)) for v in vals) + more + "}"
 
 
 def check_label_pair(y_true: Any, y_pred: Any, names: tuple[str, str] = ("y_true", "y_pred")
