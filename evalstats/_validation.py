@@ -11,9 +11,11 @@ functions and receive normalised numpy arrays back.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -29,7 +31,10 @@ __all__ = [
     "check_probability_matrix",
     "check_binary_labels",
     "check_consistent_length",
+    "rng_alias",
 ]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fmt(value: Any) -> str:
@@ -201,3 +206,49 @@ def check_consistent_length(**arrays: Any) -> int:
         got = " and ".join(str(v) for v in lengths.values())
         raise ValueError(f"{names} must have the same length; got {got}.")
     return next(iter(lengths.values())) if lengths else 0
+
+
+def rng_alias(func: F) -> F:
+    """Decorator: accept ``random_state=`` (scikit-learn's spelling) as an alias of ``rng=``.
+
+    The decorated function must have a parameter named ``rng``. A call with
+    ``random_state=value`` is forwarded as ``rng=value``; giving both raises ``TypeError``.
+    The alias appears in the signature (keyword-only, after the other keyword arguments)
+    so that ``help()`` and IDEs show it. Works on functions and on ``__init__`` methods.
+
+    Examples
+    --------
+    >>> @rng_alias
+    ... def draw(n, *, rng=None):
+    ...     return check_rng(rng).integers(0, 10, n)
+    >>> draw(3, random_state=1).tolist() == draw(3, rng=1).tolist()
+    True
+    """
+    sig = inspect.signature(func)
+    params = list(sig.parameters.values())
+    names = [p.name for p in params]
+    if "rng" not in names:
+        raise TypeError(f"rng_alias: {func.__qualname__} has no `rng` parameter.")
+    if "random_state" in names:
+        raise TypeError(f"rng_alias: {func.__qualname__} already has `random_state`.")
+    rng_param = sig.parameters["rng"]
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    rng_pos = names.index("rng") if rng_param.kind in positional else None
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if "random_state" in kwargs:
+            value = kwargs.pop("random_state")
+            if "rng" in kwargs or (rng_pos is not None and len(args) > rng_pos):
+                raise TypeError(
+                    f"{func.__name__}() got both `rng` and `random_state`; `random_state` is "
+                    "an alias of `rng`: give only one of them.")
+            kwargs["rng"] = value
+        return func(*args, **kwargs)
+
+    alias = inspect.Parameter("random_state", inspect.Parameter.KEYWORD_ONLY, default=None,
+                              annotation=rng_param.annotation)
+    var_kw = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
+    rest = [p for p in params if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    wrapper.__signature__ = sig.replace(parameters=[*rest, alias, *var_kw])  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]

@@ -19,6 +19,7 @@ __all__ = [
     "SmallSampleWarning",
     "ApproximationWarning",
     "ExtrapolationWarning",
+    "InputWarning",
     "ConvergenceError",
     "Notes",
 ]
@@ -50,6 +51,11 @@ class ApproximationWarning(EvalstatsWarning):
 
 class ExtrapolationWarning(EvalstatsWarning):
     """A prediction is made far outside the range of the data."""
+
+
+class InputWarning(EvalstatsWarning):
+    """The input is valid but looks like a mistake (e.g. predicted labels coded differently
+    from the true labels, so that every case counts as an error)."""
 
 
 class ConvergenceError(RuntimeError):

@@ -3,7 +3,13 @@
 * :func:`error_ci` — the error rate ``k/n`` with a binomial interval; ``method="exact"``
   is Clopper–Pearson, as R's ``binom.test``.
 * :func:`loss_ci` — the mean of per-case losses with a t interval, as R's ``t.test``.
-* :func:`auc_ci` — the AUC of scores with DeLong's U-statistic variance (O(n log n)).
+* :func:`auc_ci` — the AUC of scores with DeLong's U-statistic variance (O(n log n));
+  ``pos_label`` for labels of any type; ``plot()`` draws the ROC curve with a
+  simultaneous confidence band (Campbell 1994, see :meth:`AUCResult.roc_band`).
+
+Inputs are checked before anything is counted: missing labels are refused (a NaN label
+is not a mistake), numbers are never compared with strings, and scores or probabilities
+passed where predicted labels are expected are refused.
 
 Both treat the *fitted* model as fixed: they say nothing about the learning
 algorithm (see :mod:`evalstats.cv_variance` for that).
@@ -18,17 +24,17 @@ import numpy as np
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from ._result import ConfidenceInterval, EvalResult
+from ._labels import binary_indicator, check_label_pair
+from ._result import ConfidenceInterval, EvalResult, critical_value
 from ._validation import (
     check_array,
-    check_binary_labels,
     check_confidence_level,
     check_consistent_length,
     check_option,
     check_scalar,
     fail,
 )
-from ._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
+from ._warnings import InputWarning, Notes, SmallSampleWarning, UndefinedEstimateWarning
 
 __all__ = ["error_ci", "loss_ci", "auc_ci", "ErrorRateResult", "MeanLossResult", "AUCResult"]
 
@@ -161,7 +167,10 @@ def error_ci(y_true: Any, y_pred: Any, *, method: str = "exact",
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n,)
-        True and predicted labels (any comparable values).
+        True and predicted labels, coded alike (numbers against numbers, strings against
+        strings). Missing values (NaN, None, infinity) are refused: a missing label is not
+        a mistake. Non-integer predictions against integer labels (probabilities or scores
+        passed by mistake) are refused.
     method : {"exact", "wilson", "agresti_coull", "jeffreys", "normal"}
         Interval; ``"exact"`` is Clopper–Pearson (R ``binom.test``), computed by
         statsmodels ``proportion_confint``.
@@ -175,6 +184,21 @@ def error_ci(y_true: Any, y_pred: Any, *, method: str = "exact",
     -------
     ErrorRateResult
 
+    Raises
+    ------
+    ValueError
+        Missing labels, probabilities given as predictions, unequal lengths.
+    TypeError
+        Numbers against strings (``1`` never equals ``"1"``).
+
+    Warns
+    -----
+    InputWarning
+        The two label vectors share no value although one has two or more classes (e.g.
+        ``{0, 1}`` against ``{"no", "yes"}``): every case counts as an error.
+    SmallSampleWarning
+        The Wald interval with fewer than 10 errors or successes.
+
     See Also
     --------
     loss_ci : t interval for a mean loss.
@@ -187,25 +211,18 @@ def error_ci(y_true: Any, y_pred: Any, *, method: str = "exact",
     >>> round(res.estimate, 2), [round(v, 4) for v in res.conf_int()]
     (0.2, [0.0252, 0.5561])
     """
-    method = check_option(method, "method", BINOMIAL_METHODS)
-    confidence_level = check_confidence_level(confidence_level)
-    y_true = np.asarray(y_true)
-    y_pred = np.asarray(y_pred)
-    if y_true.ndim != 1:
-        raise fail("y_true", "1-dimensional", got=f"shape {y_true.shape}")
-    if y_pred.ndim != 1:
-        raise fail("y_pred", "1-dimensional", got=f"shape {y_pred.shape}")
-    n = check_consistent_length(y_true=y_true, y_pred=y_pred)
-    if n == 0:
-        raise fail("y_true", "non-empty", got="0 test cases")
+    y_true, y_pred, method, confidence_level, null, mismatch = _error_ci_iv(
+        y_true, y_pred, method, confidence_level, null)
+    n = y_true.size
     k = int(np.sum(y_true != y_pred))
     notes = Notes()
+    if mismatch:
+        notes.warn(InputWarning, mismatch)
     if method == "normal" and min(k, n - k) < 10:
         notes.warn(SmallSampleWarning, f"the normal (Wald) interval is unreliable with {k} "
                    f"errors in {n} cases; use method='exact' or 'wilson'.")
     p_value = None
     if null is not None:
-        null = check_scalar(null, "null", 0.0, 1.0)
         p_value = float(stats.binomtest(k, n, null).pvalue)
     est = k / n
     return ErrorRateResult(
@@ -215,6 +232,16 @@ def error_ci(y_true: Any, y_pred: Any, *, method: str = "exact",
         p_value=p_value,
         call=dict(function="error_ci", method=method, confidence_level=confidence_level),
         notes=notes.as_tuple())
+
+
+def _error_ci_iv(y_true, y_pred, method, confidence_level, null):
+    method = check_option(method, "method", BINOMIAL_METHODS)
+    confidence_level = check_confidence_level(confidence_level)
+    y_true, y_pred, mismatch = check_label_pair(y_true, y_pred)
+    check_consistent_length(y_true=y_true, y_pred=y_pred)
+    if null is not None:
+        null = check_scalar(null, "null", 0.0, 1.0)
+    return y_true, y_pred, method, confidence_level, null, mismatch
 
 
 def loss_ci(losses: Any, *, confidence_level: float = 0.95,
@@ -236,6 +263,18 @@ def loss_ci(losses: Any, *, confidence_level: float = 0.95,
     -------
     MeanLossResult
 
+    Raises
+    ------
+    ValueError
+        Non-finite losses, fewer than two, or losses so large (near 1e308) that the
+        mean or the interval overflows double precision (computed on rescaled values, so
+        only a result that cannot be represented is refused).
+
+    Warns
+    -----
+    SmallSampleWarning
+        All losses equal: the interval has zero width (also a note on the result).
+
     See Also
     --------
     error_ci : binomial interval for the zero-one loss.
@@ -247,24 +286,48 @@ def loss_ci(losses: Any, *, confidence_level: float = 0.95,
     >>> [round(v, 4) for v in res.conf_int()]   # R: t.test(c(.1,.4,.35,.8,.2))$conf.int
     [0.0368, 0.7032]
     """
-    confidence_level = check_confidence_level(confidence_level)
-    x = check_array(losses, "losses", min_len=2)
+    x, confidence_level, null = _loss_ci_iv(losses, confidence_level, null)
     n = x.size
-    se = float(x.std(ddof=1) / np.sqrt(n))
     notes = Notes()
-    if se == 0.0:
-        notes.warn(SmallSampleWarning, "all losses are equal: the t interval has zero width.")
+    # Work on x / scale so that sums and squares cannot overflow (losses near 1e308).
+    scale = float(np.max(np.abs(x))) or 1.0
+    z = x / scale
+    if np.ptp(z) == 0.0:  # exactly constant: se is 0, not 1e-17 of rounding
+        mean, se = float(x[0]), 0.0
+        notes.warn(SmallSampleWarning, f"all {n} losses equal {x[0]:.6g}: the standard error "
+                   "is 0 and the t interval has zero width; it says nothing about the "
+                   "variability of the loss.")
+    else:
+        mean = float(np.mean(z) * scale)
+        se = float(np.std(z, ddof=1) * scale / np.sqrt(n))
+    q = critical_value(max(confidence_level, 0.999), n - 1)
+    if not (np.isfinite(mean) and np.isfinite(se) and np.isfinite(abs(mean) + q * se)):
+        raise fail("losses", "small enough in magnitude for the mean and its interval to be "
+                   "finite in double precision",
+                   got=f"values up to {scale:.3g} in absolute value",
+                   remedy="Rescale the losses (e.g. divide by 1e300) and scale the result "
+                          "back.")
     p_value = None
     if null is not None:
-        null = check_scalar(null, "null")
-        p_value = float(stats.ttest_1samp(x, null).pvalue) if se > 0 else float(
-            x.mean() == null)
+        if se > 0:
+            t = (mean - null) / se
+            p_value = float(2 * stats.t.sf(abs(t), n - 1))
+        else:
+            p_value = float(mean == null)
     return MeanLossResult(
-        estimate=float(x.mean()), std_error=se, df=n - 1, confidence_level=confidence_level,
+        estimate=mean, std_error=se, df=n - 1, confidence_level=confidence_level,
         method="one-sample t", term="mean_loss", n=n, n_unit="test cases", losses=x,
         null=null, p_value=p_value,
         call=dict(function="loss_ci", confidence_level=confidence_level),
         notes=notes.as_tuple())
+
+
+def _loss_ci_iv(losses, confidence_level, null):
+    confidence_level = check_confidence_level(confidence_level)
+    x = check_array(losses, "losses", min_len=2)
+    if null is not None:
+        null = check_scalar(null, "null")
+    return x, confidence_level, null
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
@@ -277,12 +340,26 @@ class AUCResult(EvalResult):
         Numbers of positive and negative test cases.
     placements_pos, placements_neg : ndarray
         DeLong's placement values V10 (per positive) and V01 (per negative).
+    scores_pos, scores_neg : ndarray
+        The scores of the positive and of the negative cases (for the ROC curve).
+    pos_label : object
+        The label taken as positive (``None``: ``y_true`` was coded 0/1).
+
+    Methods
+    -------
+    roc_band(confidence_level=None)
+        The empirical ROC curve with a simultaneous confidence band (DataFrame).
+    plot(ax=None)
+        The ROC curve with that band.
     """
 
     n_pos: int = 0
     n_neg: int = 0
     placements_pos: np.ndarray = None  # type: ignore[assignment]
     placements_neg: np.ndarray = None  # type: ignore[assignment]
+    scores_pos: np.ndarray = None  # type: ignore[assignment]
+    scores_neg: np.ndarray = None  # type: ignore[assignment]
+    pos_label: Any = None
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         lo, hi = super()._interval(level, method)
@@ -295,23 +372,41 @@ class AUCResult(EvalResult):
     def _title(self) -> str:
         return "AUC on a fixed test set (DeLong)"
 
+    def roc_band(self, confidence_level: float | None = None):
+        r"""Empirical ROC curve with a *simultaneous* confidence band (Campbell 1994).
+
+        Kolmogorov–Smirnov bands for the score distributions of each class, each at level
+        :math:`\sqrt{\gamma}` (exact ``kstwo`` quantiles), give a band that holds for
+        all false positive rates at once with probability at least γ (see
+        :mod:`evalstats._roc`). It is wider than a pointwise band; it does not use
+        DeLong's variance, which concerns the area only.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            Level of the band (default: the result's ``confidence_level``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``fpr``, ``tpr``, ``tpr_low``, ``tpr_high`` on a grid of FPRs.
+        """
+        from ._roc import roc_band
+
+        level = (self.confidence_level if confidence_level is None
+                 else check_confidence_level(confidence_level))
+        return roc_band(self.scores_pos, self.scores_neg, level)
+
     def plot(self, ax=None, **kwargs):
-        """Histograms of the placement values (fraction of the other class ranked below)."""
+        """ROC curve with its simultaneous confidence band (see :meth:`roc_band`)."""
         from ._result import _get_ax
+        from ._roc import plot_roc
 
-        ax = _get_ax(ax)
-        bins = np.linspace(0, 1, 21)
-        ax.hist(self.placements_pos, bins=bins, alpha=0.5, label="positives: V10", **kwargs)
-        ax.hist(1 - self.placements_neg, bins=bins, alpha=0.5, label="negatives: 1 - V01")
-        ax.set_xlabel("placement value")
-        ax.set_ylabel("cases")
-        lo, hi = self.conf_int()
-        ax.set_title(f"AUC = {self.estimate:.3f} [{lo:.3f}, {hi:.3f}]")
-        ax.legend(frameon=False)
-        return ax
+        return plot_roc(self, _get_ax(ax), **kwargs)
 
 
-def auc_ci(y_true: Any, y_score: Any, *, confidence_level: float = 0.95) -> AUCResult:
+def auc_ci(y_true: Any, y_score: Any, *, pos_label: Any = None,
+           confidence_level: float = 0.95) -> AUCResult:
     r"""AUC of a fixed scorer with DeLong's (1988) U-statistic variance.
 
     The AUC is the two-sample U-statistic :math:`\hat A = (mn)^{-1}\sum_i\sum_j
@@ -324,14 +419,19 @@ def auc_ci(y_true: Any, y_score: Any, *, confidence_level: float = 0.95) -> AUCR
     S the sample variances (divisor m − 1, n − 1). Placements are computed from mid-ranks
     in O(n log n) (Sun & Xu 2014): V10_i = (R_i − R^+_i)/n with R the rank in the pooled
     sample and R^+ the rank among positives. The interval is Â ± z·se clipped to [0, 1],
-    as pROC's ``ci.auc(method = "delong")``.
+    as pROC's ``ci.auc(method = "delong")``. In small samples it undercovers: 92.4 %
+    (SE 0.8 %) at nominal 95 % with 15 cases per class, binormal scores
+    (``benchmarks/holdout_coverage.py``); 94–95 % from 50 per class.
 
     Parameters
     ----------
     y_true : array-like of shape (n,)
-        Labels coded 0/1.
+        Labels coded 0/1 (or booleans); any two labels when ``pos_label`` is given.
     y_score : array-like of shape (n,)
         Finite scores, higher meaning "more likely positive".
+    pos_label : optional
+        The label of the positive class (as scikit-learn's ``roc_auc_score``); the other
+        label is negative. Must be one of the two labels in ``y_true``, of the same type.
     confidence_level : float
 
     Returns
@@ -359,16 +459,8 @@ def auc_ci(y_true: Any, y_score: Any, *, confidence_level: float = 0.95) -> AUCR
     >>> round(res.estimate, 4)
     0.8889
     """
-    confidence_level = check_confidence_level(confidence_level)
-    y = check_binary_labels(y_true, "y_true")
-    s = check_array(y_score, "y_score")
-    if s.ndim != 1:
-        raise fail("y_score", "1-dimensional", got=f"shape {s.shape}")
-    check_consistent_length(y_true=y, y_score=s)
+    y, s, confidence_level = _auc_ci_iv(y_true, y_score, pos_label, confidence_level)
     m, n = int(y.sum()), int((1 - y).sum())
-    if m == 0 or n == 0:
-        raise fail("y_true", "contain both classes", verb="must",
-                   got=f"{m} positives and {n} negatives")
     pos, neg = s[y == 1], s[y == 0]
     pooled = stats.rankdata(s)
     v10 = (pooled[y == 1] - stats.rankdata(pos)) / n
@@ -388,5 +480,20 @@ def auc_ci(y_true: Any, y_score: Any, *, confidence_level: float = 0.95) -> AUCR
     return AUCResult(
         estimate=auc, std_error=se, confidence_level=confidence_level, method="DeLong",
         term="auc", n=m + n, n_unit="test cases", n_pos=m, n_neg=n, placements_pos=v10,
-        placements_neg=v01, call=dict(function="auc_ci", confidence_level=confidence_level),
+        placements_neg=v01, scores_pos=pos, scores_neg=neg, pos_label=pos_label,
+        call=dict(function="auc_ci", pos_label=pos_label, confidence_level=confidence_level),
         notes=notes.as_tuple())
+
+
+def _auc_ci_iv(y_true, y_score, pos_label, confidence_level):
+    confidence_level = check_confidence_level(confidence_level)
+    y = binary_indicator(y_true, "y_true", pos_label)
+    s = check_array(y_score, "y_score")
+    if s.ndim != 1:
+        raise fail("y_score", "1-dimensional", got=f"shape {s.shape}")
+    check_consistent_length(y_true=y, y_score=s)
+    m, n = int(y.sum()), int((1 - y).sum())
+    if m == 0 or n == 0:
+        raise fail("y_true", "contain both classes", verb="must",
+                   got=f"{m} positives and {n} negatives")
+    return y, s, confidence_level

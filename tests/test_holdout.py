@@ -78,3 +78,72 @@ def test_normal_interval_small_sample_warns():
     with pytest.warns(es.SmallSampleWarning, match="Wald"):
         res = es.error_ci([0, 0, 0], [0, 0, 1], method="normal")
     assert any("SmallSampleWarning" in n for n in res.notes)
+
+
+# -- issue 15: no silent wrong answer ---------------------------------------------------------
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, None])
+def test_error_ci_refuses_missing_labels(bad):
+    y = np.array([0, 1, 1, bad], dtype=object if bad is None else float)
+    with pytest.raises(ValueError, match=r"`y_true` must be labels without missing values.*"
+                                         r"position 3.*a missing label is not a mistake"):
+        es.error_ci(y, [0, 1, 1, 0])
+    with pytest.raises(ValueError, match=r"`y_pred` must be labels without missing values"):
+        es.error_ci([0, 1, 1, 0], y)
+
+
+def test_error_ci_refuses_strings_against_numbers():
+    with pytest.raises(TypeError, match=r"`y_pred` must be labels of the same type as "
+                                        r"`y_true`; got numbers \{0, 1\} against strings"):
+        es.error_ci(["1", "0", "1"], [1, 0, 1])
+    with pytest.raises(TypeError, match="all numbers or all strings"):
+        es.error_ci(np.array([1, "a"], dtype=object), [1, 0])
+
+
+def test_error_ci_refuses_probabilities_as_predictions():
+    with pytest.raises(ValueError, match=r"`y_pred` must be class labels, not scores or "
+                                         r"probabilities; got 3 non-integer value\(s\) such "
+                                         r"as 0.7.*y_prob >= 0.5"):
+        es.error_ci([1, 0, 1], [0.7, 0.2, 0.9])
+
+
+def test_error_ci_disjoint_codings_warn_and_note():
+    with pytest.warns(es.InputWarning if hasattr(es, "InputWarning") else Warning,
+                      match="share no label"):
+        res = es.error_ci(["yes", "no", "yes"], ["a", "b", "a"])
+    assert res.estimate == 1.0 and any("share no label" in n for n in res.notes)
+
+
+def test_error_ci_equivalent_codings_are_accepted():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        # float labels 1.0/0.0 against ints, booleans against ints: equal values, no warning
+        assert es.error_ci([1.0, 0.0, 1.0], [1, 0, 0]).n_errors == 1
+        assert es.error_ci([True, False], [1, 1]).n_errors == 1
+        # one class predicted all wrong is a legitimate error rate of 1 (no mismatch warning)
+        assert es.error_ci([0, 0, 0], [1, 1, 1]).estimate == 1.0
+        assert es.error_ci(["a", "b"], ["a", "a"]).n_errors == 1
+
+
+def test_loss_ci_constant_losses_flagged_exactly():
+    # 0.1 is not exact in binary: the naive std is ~1e-17, not 0; the result must say 0
+    with pytest.warns(es.SmallSampleWarning, match="all 3 losses equal 0.1.*zero width"):
+        res = es.loss_ci([0.1, 0.1, 0.1])
+    assert res.std_error == 0.0 and res.estimate == 0.1
+    assert res.conf_int() == (0.1, 0.1)
+    assert any("zero width" in n for n in res.notes)
+
+
+def test_loss_ci_huge_losses_rescaled_or_refused():
+    # mean and sd of (1, 2, 3) * 1e200 by hand: mean 2e200, sd 1e200, se 1e200/sqrt(3);
+    # the naive computation overflows in the squares (1e400)
+    res = es.loss_ci([1e200, 2e200, 3e200])
+    assert res.estimate == pytest.approx(2e200, rel=1e-14)
+    assert res.std_error == pytest.approx(1e200 / np.sqrt(3), rel=1e-14)
+    lo, hi = res.conf_int()
+    assert np.isfinite(lo) and np.isfinite(hi)
+    # the interval of (1e308, -1e308, 1e308) is wider than the largest double: refused
+    with pytest.raises(ValueError, match=r"`losses` must be small enough in magnitude.*"
+                                         r"1e\+308.*Rescale"):
+        es.loss_ci([1e308, -1e308, 1e308])

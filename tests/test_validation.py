@@ -67,3 +67,29 @@ def test_array_checks():
     np.testing.assert_array_equal(v.check_binary_labels([True, False], "y"), [1, 0])
     with pytest.raises(ValueError, match="`a` and `b` must have the same length; got 2 and 3"):
         v.check_consistent_length(a=[1, 2], b=[1, 2, 3])
+
+
+def test_rng_alias_decorator():
+    import inspect
+
+    from evalstats._validation import check_rng, rng_alias
+
+    @rng_alias
+    def draw(n, rng=None, *, scale=1.0):
+        return check_rng(rng).normal(size=n) * scale
+
+    assert draw(3, random_state=4).tolist() == draw(3, rng=4).tolist() == draw(3, 4).tolist()
+    assert "random_state" in inspect.signature(draw).parameters
+    with pytest.raises(TypeError, match=r"draw\(\) got both `rng` and `random_state`"):
+        draw(3, rng=1, random_state=1)
+    with pytest.raises(TypeError, match="got both"):
+        draw(3, 1, random_state=1)
+
+    class Thing:
+        @rng_alias
+        def __init__(self, *, rng=None):
+            self.g = check_rng(rng)
+
+    assert Thing(random_state=2).g.random() == Thing(rng=2).g.random()
+    with pytest.raises(TypeError, match="no `rng` parameter"):
+        rng_alias(lambda x: x)

@@ -4,15 +4,44 @@ Each subcommand lives in its own module of this package and defines
 ``register(subparsers)``; modules are discovered automatically, so a capability
 adds its subcommand without touching this file. A module may also define
 ``demo_results(fast: bool) -> list`` to contribute sections to ``evalstats demo``.
+
+Exit codes and what reaches stderr (policy for every subcommand):
+
+* ``0`` success.
+* ``2`` bad input, reported as ONE line ``evalstats <command>: error: <message>``: a
+  ``ValueError``/``TypeError`` raised by evalstats' own validation (raised in the
+  evalstats package with the message template that names the argument in backticks,
+  see :mod:`evalstats._validation`), a file that cannot be opened
+  (``OSError``), a CSV that cannot be parsed (pandas ``EmptyDataError``/``ParserError``,
+  ``UnicodeDecodeError`` for a binary file,
+  :class:`evalstats._io.TableError`) or a missing optional dependency (the
+  ``pip install "evalstats[...]"`` hint). argparse's own usage errors also exit 2.
+* ``1`` a solver failure (:class:`evalstats.ConvergenceError`), one line.
+* ``130`` Ctrl-C (SIGINT): one line ``evalstats <command>: interrupted``; nothing
+  already written is removed (labeling sessions commit each label as it is recorded).
+* ``141`` the reader of stdout went away (``evalstats ... | head``): no traceback.
+* Anything else (e.g. a ``ValueError`` raised inside numpy or scikit-learn, an
+  ``IndexError``) is a bug in evalstats: the full traceback is shown, so that it can be
+  reported, and Python exits 1. Set ``EVALSTATS_TRACEBACK=1`` to get the traceback of an
+  input error too.
+
+Warnings (degenerate statistics, deprecated flags) are printed as one line each,
+``evalstats <command>: warning (<Category>): <message>``.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+
+EXIT_INPUT = 2
+EXIT_SOLVER = 1
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 __all__ = ["main", "build_parser", "command_modules"]
 
@@ -42,15 +71,100 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``evalstats`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 0
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _raised_by_evalstats(err: BaseException) -> bool:
+    """True when the innermost traceback frame is in evalstats' own source."""
+    tb = err.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    path = os.path.abspath(tb.tb_frame.f_code.co_filename)
+    return path.startswith(_PACKAGE_DIR + os.sep)
+
+
+def _input_error(err: BaseException) -> bool:
+    """Is ``err`` a user-input problem (one line, exit 2) rather than a bug?"""
+    from .._io import TableError
+
+    if isinstance(err, TableError | OSError | UnicodeDecodeError):  # unreadable user files
+        return True
+    if isinstance(err, ModuleNotFoundError):  # from _io.require_extra: names the extra
+        return "evalstats[" in str(err)
     try:
-        return int(args.func(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError) as err:
-        print(f"evalstats {args.command}: error: {err}", file=sys.stderr)
-        return 2
+        import pandas as pd
+
+        if isinstance(err, pd.errors.EmptyDataError | pd.errors.ParserError):
+            return True
+    except ImportError:  # pragma: no cover - pandas is a core dependency
+        pass
+    return (isinstance(err, ValueError | TypeError) and "`" in str(err)
+            and _raised_by_evalstats(err))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``evalstats`` console script (exit codes: see the module doc)."""
+    import warnings
+
+    command = "evalstats"
+    saved_format = warnings.formatwarning
+
+    def one_line_warning(message, category, filename, lineno, line=None):
+        return f"{command}: warning ({category.__name__}): {_one_line(message)}\n"
+
+    warnings.formatwarning = one_line_warning
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 0
+        command = f"evalstats {args.command}"
+        rc = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here, inside the handlers below
+        return rc
+    except KeyboardInterrupt:
+        _flush_quietly()
+        print(f"{command}: interrupted (Ctrl-C); what was already saved is kept.",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except Exception as err:
+        from .._warnings import ConvergenceError
+
+        if os.environ.get("EVALSTATS_TRACEBACK"):
+            raise
+        if isinstance(err, ConvergenceError):
+            print(f"{command}: solver failed: {_one_line(err)}", file=sys.stderr)
+            return EXIT_SOLVER
+        if not _input_error(err):
+            raise
+        print(f"{command}: error: {_one_line(err)}", file=sys.stderr)
+        return EXIT_INPUT
+    finally:
+        warnings.formatwarning = saved_format
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (e.g. captured)
+        pass
+
+
+def _flush_quietly() -> None:
+    """Flush stdout (a partial report line) before the one-line message on stderr."""
+    try:
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - a closed pipe must not hide the message
+        pass

@@ -54,11 +54,10 @@ def register(sub) -> None:
 
 
 def _read(path: str, target: str):
-    import pandas as pd
-
+    from .._io import read_table
     from .._validation import fail
 
-    df = pd.read_csv(path)
+    df = read_table(path, what="data file")  # an empty or header-only file names the file
     if target not in df.columns:
         raise fail("--target", f"a column of {path}", value=target)
     X = df.drop(columns=[target]).select_dtypes("number")
