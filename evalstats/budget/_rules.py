@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._result import ConfidenceInterval, EvalResult
+from .._result import ConfidenceInterval, EvalResult, wald_interval
 from .._validation import (
     check_array,
     check_binary_labels,
@@ -95,25 +95,36 @@ class RuleEvaluation(EvalResult):
     """Estimates and intervals of Pr/Se/Sp for many rules (one row per rule and measure).
 
     ``estimate`` is the first row's estimate; ``table`` holds ``rule, measure, estimate,
-    std_error, denominator_total, n_denominator``. Intervals are Clopper-Pearson intervals
-    at the design effective sample size n_eff = p(1-p)/se² (capped at the labeled examples
-    in the denominator; Korn & Graubard 1998), recomputed at any level.
+    std_error, std_error_smoothed, denominator_total, n_denominator``. ``std_error`` is the
+    textbook linearised (Taylor) standard error; ``std_error_smoothed`` adds half a
+    pseudo-count to each residual cell of every stratum (stratified designs; equal to
+    ``std_error`` for Poisson designs), so that rare events in a small stratum do not
+    give a variance near 0.
+
+    Interval methods (``conf_int(method=...)``): ``"korn_graubard_smoothed"`` (default):
+    Clopper-Pearson at the design effective sample size n_eff = p(1-p)/se² with the
+    smoothed se (capped at the labeled examples in the denominator; Korn & Graubard 1998);
+    ``"korn_graubard"``: the same with the textbook se; ``"wald"``: estimate ± z se.
     """
 
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
 
-    def _row_interval(self, est, se, n_den, level):
-        return _kg_interval(est, se, n_den, level)
+    INTERVAL_METHODS = ("korn_graubard_smoothed", "korn_graubard", "wald")
+
+    def _row_interval(self, rec, level, method):
+        if method == "wald":
+            return wald_interval(rec["estimate"], rec["std_error"], level)
+        se = rec["std_error_smoothed"] if method == "korn_graubard_smoothed" \
+            else rec["std_error"]
+        return _kg_interval(rec["estimate"], se, rec["n_denominator"], level)
 
     def _interval(self, level, method: str = ""):
-        first = self.table.iloc[0]
-        return self._row_interval(self.estimate, self.std_error, first["n_denominator"], level)
+        return self._row_interval(self.table.iloc[0], level, method)
 
     def _tidy_rows(self, level, method: str = ""):
         rows = []
         for rec in self.table.to_dict("records"):
-            lo, hi = self._row_interval(rec["estimate"], rec["std_error"],
-                                        rec["n_denominator"], level)
+            lo, hi = self._row_interval(rec, level, method)
             rows.append(dict(term=f"{rec['rule']}:{rec['measure']}", estimate=rec["estimate"],
                              std_error=rec["std_error"], conf_low=lo, conf_high=hi,
                              confidence_level=level, method=self.method, rule=rec["rule"],
@@ -157,7 +168,11 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
     ratio is consistent, with the linearised (Taylor) variance of the residuals
     e_i = (z_i - R̂ x_i)/X̂ (Cochran 1977, Sec. 6.11; Särndal et al. 1992, Sec. 5.6). The
     interval is Clopper-Pearson at the effective sample size p(1-p)/se² (Korn & Graubard
-    1998), which keeps coverage near nominal when few labels fall in a stratum. A
+    1998) with a smoothed stratum variance (half a pseudo-count per residual cell): at
+    200/100 labels per stratum of ``sim_pool`` the textbook se covered 0.88 for the
+    precision of an informative rule (prob > 0.2), the smoothed one 0.94 (300 seeded
+    replications, SE 0.014; ``benchmarks/budget_label_reduction.py`` measures every
+    design). A
     ratio whose denominator total is estimated as 0 is undefined: it is reported as NaN
     with an :class:`~evalstats.UndefinedEstimateWarning` and a note.
 
@@ -181,7 +196,7 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
     notes = Notes()
     rows = []
     for label, m in measures:
-        est, se, xt, n_den = _ratio_by_design(y, r, design, m, notes)
+        est, se, xt, n_den, se_s = _ratio_by_design(y, r, design, m, notes)
         for j, name in enumerate(names):
             if not np.isfinite(est[j]):
                 notes.warn(UndefinedEstimateWarning,
@@ -189,6 +204,8 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
                            "denominator (reported as NaN).")
             rows.append(dict(rule=name, measure=label, estimate=float(est[j]),
                              std_error=float(se[j]) if np.isfinite(est[j]) else float("nan"),
+                             std_error_smoothed=float(se_s[j]) if np.isfinite(est[j])
+                             else float("nan"),
                              denominator_total=float(xt[j]), n_denominator=int(n_den[j])))
     table = pd.DataFrame(rows)
     method = {"poisson": "Horvitz-Thompson ratio (Poisson)",
@@ -208,13 +225,14 @@ def _ratio_by_design(y, r, design, measure, notes):
         (y if measure == "sensitivity" else 1 - y)[:, None], r.shape)).sum(axis=0)
     if design.kind == "poisson":
         est, se, xt = poisson_ratio(y, r, design.inclusion_probabilities, measure)
-        return est, se, xt, n_den
-    est, se, xt, n_single = stratified_ratio(y, r, design.strata, design.stratum_sizes, measure)
+        return est, se, xt, n_den, se
+    est, se, xt, n_single, se_s = stratified_ratio(y, r, design.strata, design.stratum_sizes,
+                                                   measure)
     if n_single:
         notes.warn(SmallSampleWarning, f"{n_single} stratum/strata hold a single label; their "
                    "variance contribution cannot be estimated and is left out (standard "
                    "errors too small).")
-    return est, se, xt, n_den
+    return est, se, xt, n_den, se_s
 
 
 _BLIND_REFUSAL = (
