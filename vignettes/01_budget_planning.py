@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from evalstats import datasets, report
+from evalstats.budget import bernstein_bound, guided_sample, plan_labels, tradeoff
 from evalstats.budget.simulation import (
     empirical_positives_needed,
     error_curve,
@@ -27,7 +28,6 @@ from evalstats.budget.simulation import (
     random_rules,
     true_measures,
 )
-from evalstats.budget import bernstein_bound, guided_sample, plan_labels, tradeoff
 
 FAST = os.environ.get("EVALSTATS_VIGNETTE_FAST") == "1"
 OUT = Path(os.environ.get("EVALSTATS_VIGNETTE_OUT", "."))
