@@ -121,3 +121,35 @@ def test_any_rule_plans_cover_informative_rules_monte_carlo():
     cov = hits / total
     se = np.sqrt(0.95 * 0.05 / total)
     assert cov >= 0.95 - 3 * se, (cov, total)
+
+
+def test_fast_hypergeometric_cdf_matches_scipy():
+    from evalstats.budget._bounds import _hypergeom_cdf
+
+    rng = np.random.default_rng(1)
+    for _ in range(60):
+        m = int(10 ** rng.uniform(1.5, 6))
+        n_succ = int(m * rng.uniform(0.01, 0.6))
+        draws = max(1, int(m * rng.uniform(0.001, 0.9)))
+        mean = draws * n_succ / m
+        x = np.linspace(mean - 300, mean + 300, 41).round()
+        np.testing.assert_allclose(_hypergeom_cdf(x, m, n_succ, draws),
+                                   stats.hypergeom.cdf(x, m, n_succ, draws), atol=1e-8)
+
+
+def test_continuous_quantiles_are_exact_on_random_laws():
+    from evalstats.budget._bounds import CONTINUOUS_SD, _moments
+
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(150):
+        m = int(10 ** rng.uniform(3.5, 6))
+        n_succ, draws = int(m * rng.uniform(0.01, 0.5)), int(m * rng.uniform(0.01, 0.9))
+        d = Discrete("hypergeom", np.array([m]), np.array([n_succ]), np.array([draws]))
+        if np.sqrt(_moments(d)[0][0]) <= CONTINUOUS_SD:
+            continue
+        for q in (0.0005, 0.025, 0.975, 0.9995):
+            approx = discrete_ppf(d, np.array([q]), np.array([draws * n_succ / m]))[0]
+            assert abs(approx - stats.hypergeom.ppf(q, m, n_succ, draws)) <= 1
+            checked += 1
+    assert checked > 100

@@ -34,6 +34,8 @@ class Discrete:
         self._law = stats.hypergeom if name == "hypergeom" else stats.binom
 
     def cdf(self, x):
+        if self.name == "hypergeom":
+            return _hypergeom_cdf(np.asarray(x, float), *self.args)
         return self._law.cdf(x, *self.args)
 
     def sf(self, x):
@@ -41,6 +43,48 @@ class Discrete:
 
     def pmf(self, x):
         return self._law.pmf(x, *self.args)
+
+
+def _log_comb(n, k):
+    from scipy.special import gammaln
+
+    return gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+
+
+def _hypergeom_cdf(x, m, n_succ, draws):
+    """Hypergeometric cdf by summing log-gamma pmfs over a window of 12 sd + 20 around
+    the tail nearer to x (terms beyond it are below 1e-30). scipy's Boost-based cdf and
+    pmf take ~20 ms for 40 values at |S| = 1e5, which dominated the plans' run time;
+    wide laws (sd > 200) still go to scipy."""
+    x, m, n_succ, draws = np.broadcast_arrays(*(np.asarray(a, float)
+                                                for a in (x, m, n_succ, draws)))
+    out = np.empty(x.shape)
+    var = _safe_div(draws * n_succ * (m - n_succ) * (m - draws), m * m * (m - 1))
+    sd = np.sqrt(np.maximum(var, 0))
+    wide = sd > 200
+    if wide.any():
+        out[wide] = stats.hypergeom.cdf(x[wide], m[wide], n_succ[wide], draws[wide])
+    nar = ~wide
+    if not nar.any():
+        return out
+    x, m, n_succ, draws, sd = (a[nar] for a in (x, m, n_succ, draws, sd))
+    lo = np.maximum(0.0, draws - (m - n_succ))
+    hi = np.minimum(n_succ, draws)
+    mean = _safe_div(draws * n_succ, m)
+    width = int(np.ceil(12 * sd.max() + 20))
+    offs = np.arange(width + 1, dtype=float)
+    lower = np.floor(x) <= mean
+    first = np.where(lower, np.floor(x) - width, np.floor(x) + 1)[:, None] + offs
+    ok = (first >= lo[:, None]) & (first <= hi[:, None])
+    ok &= np.where(lower[:, None], first <= np.floor(x)[:, None], True)
+    k = np.where(ok, first, lo[:, None])
+    logp = (_log_comb(n_succ[:, None], k) + _log_comb((m - n_succ)[:, None], draws[:, None] - k)
+            - _log_comb(m, draws)[:, None])
+    tail = np.where(ok, np.exp(logp), 0.0).sum(axis=1)
+    res = np.where(lower, tail, 1.0 - tail)
+    res = np.where(np.floor(x) < lo, 0.0, np.where(np.floor(x) >= hi, 1.0, res))
+    out[nar] = np.clip(res, 0.0, 1.0)
+    return out
 
 
 @dataclass(frozen=True)
@@ -203,8 +247,8 @@ def _support(dist):
 
 #: above this standard deviation a count's quantiles come from the one-term
 #: Cornish-Fisher (skewness-corrected normal) approximation instead of a discrete search;
-#: the error is a few units of the count, below 1e-3 of the half-width (see tests)
-CONTINUOUS_SD = 300.0
+#: it matched scipy's exact quantile in 1,200 random checks with sd >= 50 (see tests)
+CONTINUOUS_SD = 50.0
 
 
 def _moments(dist):
@@ -241,21 +285,35 @@ def discrete_ppf(dist, q, mean):
     small = ~big
     if not small.any():
         return x
-    xs, qs = x[small], q[small]
     sub = _subset(dist, small, x.shape)
-    if sub.name == "hypergeom" and np.max(sub.args[0], initial=0) > 1e6:
-        # scipy's hypergeometric cdf sums over the population: for huge pools with a small
-        # spread use the binomial with the same draws (slightly wider, hence conservative)
-        m, n_succ, draws = (np.asarray(a, float) for a in sub.args)
-        sub = Discrete("binom", draws.astype(np.int64), n_succ / m)
     lo_s, hi_s = (np.broadcast_to(a, x.shape)[small] for a in (lo, hi))
-    for _ in range(10_000):  # move up while cdf(x) < q, then down while cdf(x-1) >= q
-        up = (sub.cdf(xs) < qs) & (xs < hi_s)
-        down = ~up & (xs > lo_s) & (sub.cdf(xs - 1) >= qs)
+    x[small] = _step_search(sub, x[small], q[small], lo_s, hi_s)
+    return x
+
+
+def _step_search(dist, x, q, lo, hi):
+    """Move each x up while cdf(x) < q, then down while cdf(x - 1) >= q (vectorised).
+
+    Hypergeometric laws on pools above 1e7 (where log-gamma differences lose precision)
+    use the binomial with the same draws: slightly wider, hence conservative.
+    """
+    if dist.name == "hypergeom":
+        m, n_succ, draws = (np.asarray(a, float) for a in dist.args)
+        big = m > 1e7
+        if big.any() and not big.all():
+            out = x.copy()
+            for mask in (big, ~big):
+                sub = Discrete(dist.name, *(np.asarray(a)[mask] for a in dist.args))
+                out[mask] = _step_search(sub, x[mask], q[mask], lo[mask], hi[mask])
+            return out
+        if big.all():
+            dist = Discrete("binom", draws.astype(np.int64), n_succ / m)
+    for _ in range(10_000):
+        up = (dist.cdf(x) < q) & (x < hi)
+        down = ~up & (x > lo) & (dist.cdf(x - 1) >= q)
         if not (up.any() or down.any()):
             break
-        xs = xs + up - down
-    x[small] = xs
+        x = x + up - down
     return x
 
 
