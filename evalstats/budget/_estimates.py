@@ -77,16 +77,42 @@ def poisson_ratio(y: np.ndarray, r: np.ndarray, pi: np.ndarray, measure: str):
         est = np.where(xt > 0, zt / xt, np.nan)
         e = np.where(xt > 0, (z - est * x) / xt, 0.0)
     var = ((1.0 - pi) * w * w) @ (e * e)
-    return est, np.sqrt(var), xt
+    return est, np.sqrt(var), xt, np.sqrt(_poisson_smoothed_variance(z, x, pi, est, xt))
 
 
-def smoothed_residual_variance(z, x, est, xt, n_h: int):
+def _poisson_smoothed_variance(z, x, pi, est, xt, n_bins: int = 5):
+    r"""Poisson-design variance with the residual cells smoothed within bins of π.
+
+    Rows are grouped into up to ``n_bins`` bins of similar inclusion probability (at least
+    20 rows each); within bin b the residual distribution is replaced by its smoothed
+    three-cell version (:func:`smoothed_residual_variance`), giving
+    :math:`\sum_b \overline{(1-π)/π^2}_b\, n_b \sum_c \tilde p_{bc} e_c^2` (the smoothed
+    second moment of the residuals in bin b; uncentred, as in the Poisson-design variance).
+    A rare, heavily weighted event (e.g. a positive with a tiny π that the sample missed)
+    then still contributes variance; the textbook estimator gives it none, and covered 0.35
+    for the recall of a rule on letter-A (benchmark).
+    """
+    n = len(pi)
+    order = np.argsort(pi, kind="stable")
+    n_b = max(1, min(n_bins, n // 20))
+    var = np.zeros(z.shape[1])
+    for idx in np.array_split(order, n_b):
+        m = len(idx)
+        if m < 2:
+            continue
+        factor = float(np.mean((1.0 - pi[idx]) / pi[idx] ** 2))
+        var += factor * m * smoothed_residual_variance(z[idx], x[idx], est, xt, m,
+                                                       centered=False)
+    return var
+
+
+def smoothed_residual_variance(z, x, est, xt, n_h: int, centered: bool = True):
     r"""Stratum variance of the residuals :math:`e = (z - \hat R x)/\hat X` with half a
     pseudo-count in each of the three cells (x, z) ∈ {(0, 0), (1, 0), (1, 1)}.
 
     :math:`\tilde p_c = (n_c + 1/2)/(n_h + 3/2)`,
     :math:`\tilde s^2 = \frac{n_h}{n_h - 1}(\sum_c \tilde p_c e_c^2 - (\sum_c \tilde p_c
-    e_c)^2)` with :math:`e_{00} = 0`, :math:`e_{10} = -\hat R/\hat X`,
+    e_c)^2)` (``centered=False``: the smoothed second moment) with :math:`e_{00} = 0`, :math:`e_{10} = -\hat R/\hat X`,
     :math:`e_{11} = (1 - \hat R)/\hat X`. ``z`` and ``x`` are (n_h, K) indicator arrays.
     """
     n10 = ((x == 1) & (z == 0)).sum(axis=0)
@@ -103,4 +129,6 @@ def smoothed_residual_variance(z, x, est, xt, n_h: int):
     e10, e11 = np.nan_to_num(e10), np.nan_to_num(e11)
     mean = p[1] * e10 + p[2] * e11
     second = p[1] * e10 ** 2 + p[2] * e11 ** 2
+    if not centered:
+        return second
     return n_h / (n_h - 1.0) * np.maximum(second - mean ** 2, 0.0)

@@ -176,6 +176,7 @@ class LabelPlan(Reportable):
                     label=f"{m}: {r} rules ({b})", **kwargs)
         ax.axhline(self.half_width, color="k", lw=0.8, label=f"target +/-{self.half_width:g}")
         ax.set_yscale("log")
+        ax.set_ylim(bottom=self.half_width / 100)
         ax.set_xlabel("positives labeled")
         ax.set_ylabel(f"half-width ({100 * self.confidence_level:g}%)")
         ax.set_title("Half-width vs positives labeled: any rule vs random rules")

@@ -97,9 +97,9 @@ class RuleEvaluation(EvalResult):
     ``estimate`` is the first row's estimate; ``table`` holds ``rule, measure, estimate,
     std_error, std_error_smoothed, denominator_total, n_denominator``. ``std_error`` is the
     textbook linearised (Taylor) standard error; ``std_error_smoothed`` adds half a
-    pseudo-count to each residual cell of every stratum (stratified designs; equal to
-    ``std_error`` for Poisson designs), so that rare events in a small stratum do not
-    give a variance near 0.
+    pseudo-count to each residual cell of every stratum (Poisson designs: of every bin of
+    similar inclusion probability), so that rare, heavily weighted events that the sample
+    missed do not give a variance near 0.
 
     Interval methods (``conf_int(method=...)``): ``"korn_graubard_smoothed"`` (default):
     Clopper-Pearson at the design effective sample size n_eff = p(1-p)/se² with the
@@ -224,8 +224,8 @@ def _ratio_by_design(y, r, design, measure, notes):
     n_den = (r if measure == "precision" else np.broadcast_to(
         (y if measure == "sensitivity" else 1 - y)[:, None], r.shape)).sum(axis=0)
     if design.kind == "poisson":
-        est, se, xt = poisson_ratio(y, r, design.inclusion_probabilities, measure)
-        return est, se, xt, n_den, se
+        est, se, xt, se_s = poisson_ratio(y, r, design.inclusion_probabilities, measure)
+        return est, se, xt, n_den, se_s
     est, se, xt, n_single, se_s = stratified_ratio(y, r, design.strata, design.stratum_sizes,
                                                    measure)
     if n_single:
