@@ -112,7 +112,8 @@ def smoothed_residual_variance(z, x, est, xt, n_h: int, centered: bool = True):
 
     :math:`\tilde p_c = (n_c + 1/2)/(n_h + 3/2)`,
     :math:`\tilde s^2 = \frac{n_h}{n_h - 1}(\sum_c \tilde p_c e_c^2 - (\sum_c \tilde p_c
-    e_c)^2)` (``centered=False``: the smoothed second moment) with :math:`e_{00} = 0`, :math:`e_{10} = -\hat R/\hat X`,
+    e_c)^2)` (``centered=False``: the smoothed second moment) with :math:`e_{00} = 0`,
+    :math:`e_{10} = -\hat R/\hat X`,
     :math:`e_{11} = (1 - \hat R)/\hat X`. ``z`` and ``x`` are (n_h, K) indicator arrays.
     """
     n10 = ((x == 1) & (z == 0)).sum(axis=0)
