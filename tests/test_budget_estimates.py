@@ -220,3 +220,11 @@ def test_experiment_plugin_equals_bernstein_bound_mean():
     # with every example labeled the subset estimate is the truth
     full = subset_measures(y, rules, np.arange(500))
     assert full[0][0] == pytest.approx((rules[:, 0] & (y == 1)).sum() / 60)
+
+
+def test_guided_sample_random_state_alias():
+    x, y = _toy(300, 2)
+    with pytest.warns(FutureWarning, match="`random_state` is deprecated"):
+        a = guided_sample(x, y, 60, n_seed=20, batch_size=10, random_state=5)
+    b = guided_sample(x, y, 60, n_seed=20, batch_size=10, rng=5)
+    np.testing.assert_array_equal(a.indices, b.indices)

@@ -316,6 +316,13 @@ def _plan_notes(a, table, head, n_tot, feasible, notes) -> None:
                   "(bernstein_bound(...).deterministic_range with the rule's hits on the "
                   "labels); report its midpoint +/- half its width. Retrieving the positives "
                   "also costs the negatives inspected on the way.")
+    if a["rules"] == "random":
+        d_min = min(a["n_rpos"], a["n_pos"], a["n_pool"] - a["n_pos"])
+        if h * d_min < 2:
+            notes.add(f"The target +/-{h:g} is below 2 counts of the smallest denominator "
+                      f"({d_min:g}): the random-rule plan takes the rule's hits on the "
+                      "labels at their expectation, and at this resolution their random "
+                      "variation alone can exceed the target (approximate plan).")
     paper_bad = table[(table["bound"] == "bernstein_paper") & ~table["paper_condition_holds"]]
     if len(paper_bad):
         notes.add("bernstein_paper rows marked paper_condition_holds=False are NOT implied "
