@@ -186,7 +186,7 @@ def _estimate(kind, y, r, idx, n_pos):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.array([tp_l / (tp_l + fp_l), tp_l / n_lpos,
                              tn_l / (len(idx) - n_lpos)], float)
-    u = n - len(idx)  # plug-in means (eqs 3.4-3.10), prevalence known
+    u = n - len(idx)  # plug-in means (eqs 3.4-3.10), prevalence known (or estimated)
     eps = (n_pos - n_lpos) / u
     u_rpos = size - tp_l - fp_l
     tp = tp_l + u_rpos * eps
@@ -197,6 +197,43 @@ PLANS = [("any", "positives", "deterministic", "deterministic"),
          ("any", "random", "exact", "subset"),
          ("random", "positives", "exact", "plugin"),
          ("random", "random", "exact", "plugin")]
+
+
+def unknown_prevalence_rows(name, y, args, rng):
+    """Random-rule plans with prevalence_known=False: n_prevalence random labels estimate
+    the prevalence, k positives are labeled, and the plug-in means use the estimate (for
+    the unlabeled positive rate and the recall/specificity denominators)."""
+    y = y.astype(bool)
+    n, n_pos = len(y), int(y.sum())
+    size = int(round(0.05 * n))
+    rows = []
+    for h in (0.05, 0.1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            plan = plan_labels(n, n_pos / n, size / n, half_width=h, rules="random",
+                               strategy="positives", prevalence_known=False)
+        need = plan.headline().set_index("measure")["n_total"]
+        hits = np.zeros(3)
+        for _ in range(args.reps):
+            r = np.zeros(n, bool)
+            r[rng.choice(n, size, replace=False)] = True
+            truth = _truth(y, r)
+            n_pos_hat = int(round(n * y[rng.choice(n, plan.n_prevalence, replace=False)]
+                                  .mean()))
+            for j, m in enumerate(MEASURES):
+                k = min(int(need[m]), n_pos)
+                idx = rng.choice(np.flatnonzero(y), k, replace=False)
+                est = _estimate("plugin", y, r, idx, max(n_pos_hat, k))[j]
+                hits[j] += bool(np.isfinite(est) and abs(est - truth[j]) <= h + 1e-12)
+        for j, m in enumerate(MEASURES):
+            cov = hits[j] / args.reps
+            rows.append(dict(dataset=name, n_pool=n, prevalence=n_pos / n, rule_rate=0.05,
+                             half_width=h, plan_rules="random", strategy="positives",
+                             bound="exact", estimator="plugin, prevalence estimated",
+                             rule_kind="random", measure=m, labels=int(need[m]),
+                             plan_total=plan.n_total, reps=args.reps, coverage=cov,
+                             se=np.sqrt(cov * (1 - cov) / args.reps)))
+    return rows
 
 
 def plan_coverage_rows(name, y, score, args, rng):
@@ -347,6 +384,7 @@ def main(argv=None) -> int:
     for name, (y, score) in scored_pools(q, rng).items():
         t0 = time.perf_counter()
         cover += plan_coverage_rows(name, y, score, args, rng)
+        cover += unknown_prevalence_rows(name, y, args, rng)
         design += design_coverage_rows(name, y, score, args, rng)
         print(f"{name}: {time.perf_counter() - t0:.0f} s", flush=True)
     cover, design = pd.DataFrame(cover), pd.DataFrame(design)

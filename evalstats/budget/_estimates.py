@@ -56,7 +56,8 @@ def stratified_ratio(y: np.ndarray, r: np.ndarray, strata: np.ndarray,
             continue
         fpc = big_n ** 2 * (1.0 - n_h / big_n) / n_h
         var += fpc * e[m].var(axis=0, ddof=1)
-        var_s += fpc * smoothed_residual_variance(z[m], x[m], est, xt, n_h)
+        var_s += fpc * smoothed_residual_variance(z[m], x[m], est, xt, n_h,
+                                                  always=measure != "precision")
     return est, np.sqrt(var), xt, n_single, np.sqrt(var_s)
 
 
@@ -77,10 +78,11 @@ def poisson_ratio(y: np.ndarray, r: np.ndarray, pi: np.ndarray, measure: str):
         est = np.where(xt > 0, zt / xt, np.nan)
         e = np.where(xt > 0, (z - est * x) / xt, 0.0)
     var = ((1.0 - pi) * w * w) @ (e * e)
-    return est, np.sqrt(var), xt, np.sqrt(_poisson_smoothed_variance(z, x, pi, est, xt))
+    return est, np.sqrt(var), xt, np.sqrt(_poisson_smoothed_variance(z, x, pi, est, xt,
+                                                                     measure))
 
 
-def _poisson_smoothed_variance(z, x, pi, est, xt, n_bins: int = 5):
+def _poisson_smoothed_variance(z, x, pi, est, xt, measure: str, n_bins: int = 5):
     r"""Poisson-design variance with the residual cells smoothed within bins of π.
 
     Rows are grouped into up to ``n_bins`` bins of similar inclusion probability (at least
@@ -102,13 +104,16 @@ def _poisson_smoothed_variance(z, x, pi, est, xt, n_bins: int = 5):
             continue
         factor = float(np.mean((1.0 - pi[idx]) / pi[idx] ** 2))
         var += factor * m * smoothed_residual_variance(z[idx], x[idx], est, xt, m,
-                                                       centered=False)
+                                                       centered=False,
+                                                       always=measure != "precision")
     return var
 
 
-def smoothed_residual_variance(z, x, est, xt, n_h: int, centered: bool = True):
+def smoothed_residual_variance(z, x, est, xt, n_h: int, centered: bool = True,
+                               always: bool = True):
     r"""Stratum variance of the residuals :math:`e = (z - \hat R x)/\hat X` with half a
-    pseudo-count in each of the three cells (x, z) ∈ {(0, 0), (1, 0), (1, 1)}.
+    pseudo-count in each of the three cells (x, z) ∈ {(0, 0), (1, 0), (1, 1)} (for
+    ``always=False`` only where some x = 1 was observed).
 
     :math:`\tilde p_c = (n_c + 1/2)/(n_h + 3/2)`,
     :math:`\tilde s^2 = \frac{n_h}{n_h - 1}(\sum_c \tilde p_c e_c^2 - (\sum_c \tilde p_c
@@ -119,9 +124,11 @@ def smoothed_residual_variance(z, x, est, xt, n_h: int, centered: bool = True):
     n10 = ((x == 1) & (z == 0)).sum(axis=0)
     n11 = ((x == 1) & (z == 1)).sum(axis=0)
     n00 = n_h - n10 - n11
-    # a stratum without any denominator example (x = 1) keeps variance 0: the event may
-    # be structurally absent there (e.g. a rule's positives all lie in another stratum)
-    c = np.where(n10 + n11 > 0, 0.5, 0.0)
+    # ``always=False`` (precision, whose denominator is the rule's own prediction): a
+    # stratum without any denominator example keeps variance 0, because rules built from
+    # the stratifying score are often structurally absent from a stratum. Labels (recall,
+    # specificity) never are: a stratum where no positive was drawn still gets smoothed.
+    c = np.where((n10 + n11 > 0) | always, 0.5, 0.0)
     tot = n_h + 3 * c
     p = [(n00 + c) / tot, (n10 + c) / tot, (n11 + c) / tot]
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -243,8 +243,9 @@ def _default_prevalence_half_width(a) -> float:
     """Prevalence half-width that costs at most half of the target for every measure."""
     n, p, r = a["n_pool"], a["n_pos"] / a["n_pool"], a["n_rpos"] / a["n_pool"]
     h = a["h"]
-    if a["rules"] == "random":  # error |U_R±| |S| h_p / (|U| D) at k = 0
-        ratio = {"precision": 1.0, "sensitivity": r / p, "specificity": (1 - r) / (1 - p)}
+    if a["rules"] == "random":  # |U_R±| |S| h_p / (|U| D) (+ denominators) at k = 0
+        ratio = {"precision": 1.0, "sensitivity": (r + 1) / p,
+                 "specificity": (2 - r) / (1 - p)}
         return h / 2.0 / max(ratio[m] for _, m in a["pairs"])
     # any rule: |S| h_p more unlabeled positives; Se/Sp denominators uncertain by |S| h_p
     d = {"precision": a["n_rpos"] * h / n, "sensitivity": h / 2 * p / (1 + h / 2),

@@ -66,7 +66,9 @@ def random_rule_halfwidth(measure, bound, variance, strategy, n_pool, n_pos, n_r
     larger error while ε_O+(U) < 1/2), δ_c = ``COUNT_DELTA_SHARE`` δ, union bound.
     ``prevalence_error`` (a half-width of the estimated pool prevalence) adds
     |U_R±| |S| h_p / (|U| D) to the count half-width / D, because the plug-in mean uses the
-    estimated ε_O+(U) = (|S| ε̂ - |L_O+|)/|U|.
+    estimated ε_O+(U) = (|S| ε̂ - |L_O+|)/|U|, and for recall and specificity, whose
+    denominators |S| ε̂ and |S|(1 - ε̂) are estimated too, h_p/(ε - h_p) or
+    h_p/(1 - ε - h_p) (the measure is at most 1).
     """
     from ._anyrule import COUNT_DELTA_SHARE, labeled_count_low
 
@@ -82,6 +84,9 @@ def random_rule_halfwidth(measure, bound, variance, strategy, n_pool, n_pos, n_r
         u_r = c.u_rneg if measure == "specificity" else c.u_rpos
         hw = hw + u_r * n_pool * prevalence_error / np.maximum(c.u * c.denominator(measure),
                                                               1e-300)
+        if measure != "precision":  # the denominator |S_O+| or |S_O-| is estimated too
+            share = n_pos / n_pool if measure == "sensitivity" else 1.0 - n_pos / n_pool
+            hw = hw + prevalence_error / max(share - prevalence_error, 1e-12)
     return hw, c
 
 
