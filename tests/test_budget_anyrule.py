@@ -153,3 +153,15 @@ def test_continuous_quantiles_are_exact_on_random_laws():
             assert abs(approx - stats.hypergeom.ppf(q, m, n_succ, draws)) <= 1
             checked += 1
     assert checked > 100
+
+
+def test_readme_plan_matches_the_golden_table():
+    from pathlib import Path
+
+    import pandas as pd
+
+    golden = pd.read_csv(Path(__file__).parent / "reference" / "budget" / "readme_plan.csv")
+    plan = plan_labels(n_pool=20_000, prevalence=0.03, rule_rate=0.05, half_width=0.02)
+    got = plan.tidy()
+    pd.testing.assert_frame_equal(got[golden.columns].reset_index(drop=True), golden,
+                                  check_dtype=False, rtol=1e-8)
