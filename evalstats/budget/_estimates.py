@@ -58,7 +58,7 @@ def stratified_ratio(y: np.ndarray, r: np.ndarray, strata: np.ndarray,
         var += fpc * e[m].var(axis=0, ddof=1)
         var_s += fpc * smoothed_residual_variance(z[m], x[m], est, xt, n_h,
                                                   always=measure != "precision")
-    return est, np.sqrt(var), xt, n_single, np.sqrt(var_s)
+    return est, np.sqrt(var), xt, n_single, np.sqrt(np.maximum(var, var_s))
 
 
 def poisson_ratio(y: np.ndarray, r: np.ndarray, pi: np.ndarray, measure: str):
@@ -78,8 +78,10 @@ def poisson_ratio(y: np.ndarray, r: np.ndarray, pi: np.ndarray, measure: str):
         est = np.where(xt > 0, zt / xt, np.nan)
         e = np.where(xt > 0, (z - est * x) / xt, 0.0)
     var = ((1.0 - pi) * w * w) @ (e * e)
-    return est, np.sqrt(var), xt, np.sqrt(_poisson_smoothed_variance(z, x, pi, est, xt,
-                                                                     measure))
+    # never below the textbook variance: averaging (1-π)/π² within a bin loses the
+    # correlation between the largest weights and the largest residuals
+    var_s = np.maximum(var, _poisson_smoothed_variance(z, x, pi, est, xt, measure))
+    return est, np.sqrt(var), xt, np.sqrt(var_s)
 
 
 def _poisson_smoothed_variance(z, x, pi, est, xt, measure: str, n_bins: int = 5):
