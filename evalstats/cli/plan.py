@@ -42,7 +42,8 @@ def register(sub) -> None:
     p.add_argument("--bound", default="exact", choices=("exact", "bernstein", "bernstein_paper"))
     p.add_argument("--variance", default=None,
                    choices=("hypergeometric", "paper", "oracle_binomial"))
-    p.add_argument("--strategy", default="positives", choices=("positives", "random"))
+    p.add_argument("--strategy", default="auto", choices=("auto", "positives", "random"),
+                   help="labeled positives, random labels, or the cheaper (default)")
     p.add_argument("--prevalence-known", action=argparse.BooleanOptionalAction, default=True,
                    help="--no-prevalence-known adds the random sample that estimates the "
                         "prevalence (Prop 4.1)")
