@@ -51,7 +51,7 @@ def test_old_flags_still_work(capsys):
                    "--measures", "precision"])
     assert rc == 0
     out = capsys.readouterr()
-    assert "Prevalence sample" in out.out
+    assert "prevalence estimate" in out.out  # --prevalence-unknown still means unknown
 
 
 def test_readme_example_is_nonzero_and_fast(capsys):
