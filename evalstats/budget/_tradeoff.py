@@ -164,15 +164,8 @@ def tradeoff(prevalence: float, rule_rate: float, *, n_pool: int | None = None,
     >>> round(float(t.table["prevalence_ratio"].iloc[2]), 4)
     0.0434
     """
-    es = check_scalar(prevalence, "prevalence", 0, 1, low_inclusive=False, high_inclusive=False)
-    er = check_scalar(rule_rate, "rule_rate", 0, 1, low_inclusive=False, high_inclusive=False)
-    cost = costs_iv(costs)
-    if (n_pool is None) != (n_labels is None):
-        raise fail("n_labels", "given together with `n_pool` (or both omitted)",
-                   got=f"n_pool={n_pool!r}, n_labels={n_labels!r}")
-    if n_pool is not None:
-        n_pool = check_int(n_pool, "n_pool", low=2)
-        n_labels = check_int(n_labels, "n_labels", low=0, high=n_pool)
+    es, er, cost, n_pool, n_labels = _tradeoff_iv(prevalence, rule_rate, n_pool, n_labels,
+                                                  costs)
     rows = []
     for pair in _bp.PAIRS:
         other = "sensitivity" if pair.startswith("sensitivity") else "precision"
@@ -190,3 +183,17 @@ def tradeoff(prevalence: float, rule_rate: float, *, n_pool: int | None = None,
               "all three errors while eps_O+(U) < 1/2.")
     return TradeoffResult(call=dict(function="tradeoff", prevalence=es, rule_rate=er),
                           notes=notes.as_tuple(), table=table, prevalence=es, rule_rate=er)
+
+
+def _tradeoff_iv(prevalence, rule_rate, n_pool, n_labels, costs):
+    """Normalised arguments of :func:`tradeoff` (raises on bad input)."""
+    es = check_scalar(prevalence, "prevalence", 0, 1, low_inclusive=False, high_inclusive=False)
+    er = check_scalar(rule_rate, "rule_rate", 0, 1, low_inclusive=False, high_inclusive=False)
+    cost = costs_iv(costs)
+    if (n_pool is None) != (n_labels is None):
+        raise fail("n_labels", "given together with `n_pool` (or both omitted)",
+                   got=f"n_pool={n_pool!r}, n_labels={n_labels!r}")
+    if n_pool is not None:
+        n_pool = check_int(n_pool, "n_pool", low=2)
+        n_labels = check_int(n_labels, "n_labels", low=0, high=n_pool)
+    return es, er, cost, n_pool, n_labels
