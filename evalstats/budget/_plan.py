@@ -87,7 +87,9 @@ def plan_labels(n_pool: int, prevalence: float, rule_rate: float, *,
     strategy : {"auto", "positives", "random"}
         ``"positives"``: label retrieved minority-class examples only; ``"random"``:
         uniformly random labels (their class counts are random: the planner uses the lower
-        δ/20 quantile of the labeled count, union bound); ``"auto"`` (default): the one
+        δ/20 quantile of the labeled count, union bound; the exact random-rule rows also
+        take the rule's random hits at their worst point of a central 1 - δ/20 range);
+        ``"auto"`` (default): the one
         needing fewer labels for the chosen ``rules`` and ``bound``. The table lists both.
         For any rule, labeled positives win on small pools (the unlabeled positives bound
         every rule's error) and random labels on large ones (their need does not grow

@@ -172,7 +172,7 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
     200/100 labels per stratum of ``sim_pool`` the textbook se covered 0.88 for the
     precision of an informative rule (prob > 0.2), the smoothed one 0.93-0.94 (300 seeded
     replications, SE 0.014). ``benchmarks/budget_label_reduction.py`` measures every
-    design on four pools: stratified 0.963-1.000, simple 0.960-1.000, Poisson 0.967-1.000.
+    design on four pools: stratified 0.953-1.000, simple 0.950-1.000, Poisson 0.967-1.000.
     The smoothed variance is never below the textbook one. A
     ratio whose denominator total is estimated as 0 is undefined: it is reported as NaN
     with an :class:`~evalstats.UndefinedEstimateWarning` and a note.

@@ -64,6 +64,10 @@ def random_rule_halfwidth(measure, bound, variance, strategy, n_pool, n_pos, n_r
     Strategy ``"random"``: the number of labeled positives is itself random
     (hypergeometric); it is set to its lower δ_c quantile (fewer labeled positives means a
     larger error while ε_O+(U) < 1/2), δ_c = ``COUNT_DELTA_SHARE`` δ, union bound.
+    Bound ``"exact"``: the rule's positives among the unlabeled, |U_R+| ~
+    Hypergeometric(|S|, |S_R+|, |U|) for a random rule, are taken at the value of their
+    central 1 - δ_c range that maximises the count variance (:func:`_worst_rule_hits`)
+    instead of their expectation; the Bernstein rows keep the paper's expectation.
     ``prevalence_error`` (a half-width of the estimated pool prevalence) adds
     |U_R±| |S| h_p / (|U| D) to the count half-width / D, because the plug-in mean uses the
     estimated ε_O+(U) = (|S| ε̂ - |L_O+|)/|U|, and for recall and specificity, whose
@@ -79,6 +83,10 @@ def random_rule_halfwidth(measure, bound, variance, strategy, n_pool, n_pos, n_r
         l_pos = labeled_count_low(n_pool, n_pos, k, d_c)
         delta = delta - d_c
     c = counts_after_labeling(n_pool, n_pos, n_rule_pos, k, strategy, l_pos)
+    if bound == "exact":
+        d_r = COUNT_DELTA_SHARE * delta
+        c = _worst_rule_hits(c, d_r)
+        delta = delta - d_r
     hw = measure_halfwidth(measure, c, variance, bound, delta)
     if prevalence_error:
         u_r = c.u_rneg if measure == "specificity" else c.u_rpos
@@ -88,6 +96,28 @@ def random_rule_halfwidth(measure, bound, variance, strategy, n_pool, n_pos, n_r
             share = n_pos / n_pool if measure == "sensitivity" else 1.0 - n_pos / n_pool
             hw = hw + prevalence_error / max(share - prevalence_error, 1e-12)
     return hw, c
+
+
+def _worst_rule_hits(c: PoolCounts, delta_r) -> PoolCounts:
+    """Counts with |U_R+| at the point of its central 1 - δ_r range (random rule) closest
+    to |U|/2, where |U_R+||U_R-| (and the hypergeometric variance) is largest; the rule's
+    hits on L are split between labeled positives and negatives in proportion."""
+    from ._bounds import Discrete, discrete_ppf
+
+    u = np.rint(np.asarray(c.u, float)).astype(np.int64)
+    s = np.rint(np.asarray(c.s, float)).astype(np.int64)
+    rpos = np.rint(np.asarray(c.s_rpos, float)).astype(np.int64)
+    law = Discrete("hypergeom", s, rpos, u)
+    mean = u * (rpos / np.maximum(s, 1))
+    lo = discrete_ppf(law, np.full(u.shape, delta_r / 2.0), mean)
+    hi = discrete_ppf(law, np.full(u.shape, 1.0 - delta_r / 2.0), mean)
+    a = np.clip(u / 2.0, lo, hi)
+    hits = np.asarray(c.s_rpos, float) - a
+    lab = np.asarray(c.l_pos + c.l_neg, float)
+    share = np.divide(c.l_pos, lab, out=np.zeros_like(lab), where=lab > 0)
+    return PoolCounts(s=c.s, s_pos=c.s_pos, s_rpos=c.s_rpos, l_pos=c.l_pos, l_neg=c.l_neg,
+                      tp_l=np.minimum(hits * share, c.l_pos),
+                      fp_l=np.minimum(hits * (1 - share), c.l_neg))
 
 
 def plan_one(measure, bound, variance, strategy, n_pool, n_pos, n_rule_pos, target, delta,
