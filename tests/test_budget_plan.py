@@ -267,3 +267,8 @@ def test_tradeoff_bad_input():
     with pytest.raises(TypeError, match="`costs`"):
         tradeoff(0.1, 0.1, costs=[1, 2])
     assert isinstance(tradeoff(0.1, 0.2).tidy(), pd.DataFrame)
+
+
+def test_measures_of_the_wrong_type_are_refused_clearly():
+    with pytest.raises(TypeError, match="`measures` must be a measure name or a sequence"):
+        plan_labels(1000, 0.1, 0.1, half_width=0.1, measures=None)

@@ -153,3 +153,17 @@ def renamed(old: str, new: str, value, new_value, default=None):
                    got=f"{new}={new_value!r}, {old}={value!r}", exc=TypeError)
     warnings.warn(f"`{old}` is deprecated; use `{new}`.", FutureWarning, stacklevel=3)
     return value
+
+
+def measure_pairs(values, name: str = "measures") -> tuple[tuple[str, str], ...]:
+    """``((spelling given, internal name), ...)`` for a measure or a sequence of them."""
+    if isinstance(values, str):
+        values = (values,)
+    if values is None or not hasattr(values, "__iter__"):
+        raise fail(name, "a measure name or a sequence of them (precision, recall, "
+                   "specificity)", value=values, exc=TypeError)
+    pairs = tuple(dict.fromkeys(
+        (m, MEASURE_ALIASES[check_option(m, name, tuple(MEASURE_ALIASES))]) for m in values))
+    if not pairs:
+        raise fail(name, "a non-empty subset of precision, recall, specificity", value=values)
+    return pairs

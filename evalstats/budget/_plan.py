@@ -14,10 +14,10 @@ from . import _bounds as _bb
 from . import _scan as _bp
 from ._bound import variance_for
 from ._common import (
-    MEASURE_ALIASES,
     costs_iv,
     delta_iv,
     deprecated_positional,
+    measure_pairs,
     pool_iv,
     renamed,
 )
@@ -177,14 +177,7 @@ def _plan_labels_iv(n_pool, prevalence, rule_rate, half_width, confidence_level,
     n_pool, n_pos, n_rpos = pool_iv(n_pool, prevalence, None, rule_rate, None)
     level, n_rules = delta_iv(None, confidence_level, n_rules)
     h = check_scalar(half_width, "half_width", 0, 1, low_inclusive=False)
-    if isinstance(measures, str):
-        measures = (measures,)
-    pairs = tuple(dict.fromkeys(
-        (m, MEASURE_ALIASES[check_option(m, "measures", tuple(MEASURE_ALIASES))])
-        for m in measures))
-    if not pairs:
-        raise fail("measures", "a non-empty subset of precision, recall, specificity",
-                   value=measures)
+    pairs = measure_pairs(measures)
     rules = check_option(rules, "rules", RULES)
     bound = check_option(bound, "bound", _bb.BOUNDS)
     strategy = check_option(strategy, "strategy", ("auto",) + _bp.STRATEGIES)

@@ -17,11 +17,10 @@ from .._validation import (
     check_binary_labels,
     check_confidence_level,
     check_int,
-    check_option,
     fail,
 )
 from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
-from ._common import MEASURE_ALIASES
+from ._common import measure_pairs
 from ._estimates import poisson_ratio, stratified_ratio
 
 __all__ = ["LabelDesign", "RuleEvaluation", "evaluate_rules"]
@@ -55,7 +54,8 @@ class LabelDesign:
                        got=f"no size for {sorted(missing)!r}")
         for h in np.unique(strata):
             if stratum_sizes[h] < np.sum(strata == h):
-                raise fail(f"stratum_sizes[{h!r}]", f"at least the {np.sum(strata == h)} "
+                key = h.item() if hasattr(h, "item") else h
+                raise fail(f"stratum_sizes[{key!r}]", f"at least the {np.sum(strata == h)} "
                            "labeled examples of that stratum", value=stratum_sizes[h])
         return cls("stratified", strata=strata, stratum_sizes=dict(stratum_sizes))
 
@@ -272,10 +272,7 @@ def _evaluate_rules_iv(labels, rules, design, measures, confidence_level):
     if not np.isin(r, (0.0, 1.0)).all():
         raise fail("rules", "predictions coded 0/1", got="other values")
     level = check_confidence_level(confidence_level)
-    if isinstance(measures, str):
-        measures = (measures,)
-    measures = tuple((m, MEASURE_ALIASES[check_option(m, "measures", tuple(MEASURE_ALIASES))])
-                     for m in measures)
+    measures = measure_pairs(measures)
     for arr_name in ("strata", "inclusion_probabilities"):
         arr = getattr(design, arr_name)
         if arr is not None and len(arr) != len(y):
