@@ -31,20 +31,6 @@ def check_measure(value, name: str = "measure") -> str:
     return MEASURE_ALIASES[key]
 
 
-def check_measures(values, name: str = "measures") -> tuple[str, ...]:
-    """A non-empty tuple of internal measure names (a single string is one measure)."""
-    if isinstance(values, str):
-        values = (values,)
-    try:
-        out = tuple(dict.fromkeys(check_measure(m, name) for m in values))
-    except TypeError:
-        raise fail(name, "a measure name or a sequence of them", value=values,
-                   exc=TypeError) from None
-    if not out:
-        raise fail(name, "a non-empty subset of precision, recall, specificity", value=values)
-    return out
-
-
 def pool_iv(n_pool, prevalence, n_pool_positive, rule_rate, n_rule_positive):
     """``(n_pool, |S_O+|, |S_R+|)`` from a prevalence/rule rate or counts (exactly one each).
 
