@@ -86,7 +86,8 @@ def test_exact_bound_by_enumerating_the_hypergeometric_pmf(measure):
 @pytest.mark.parametrize("measure", MEASURES)
 @pytest.mark.parametrize("variance", ["hypergeometric", "paper", "oracle_binomial"])
 def test_bernstein_half_width_is_the_root_of_the_tail(measure, variance):
-    for bound in ("bernstein", "bernstein_paper"):
+    # bernstein_paper is exactly the paper's formula: it exists only with its variance
+    for bound in ("bernstein", "bernstein_paper") if variance == "paper" else ("bernstein",):
         res = _res(measure, variance=variance, bound=bound, delta=0.05, n_rules=3)
         root = optimize.brentq(lambda xi, r=res: r.tail_probability(xi) - 0.05 / 3, 1e-9, 5.0,
                                xtol=1e-14)
@@ -211,3 +212,17 @@ def test_plugin_coverage_on_connect4_random_rules(shared_datasets, measure):
         cover = np.mean(err <= hw)
         print(measure, bound, "coverage", cover, "SE", se)
         assert cover >= 0.95 - 3 * se
+
+
+def test_bernstein_paper_is_exactly_the_papers_formula():
+    # Prop 3.1: 2 sqrt(|U_R+| eps(1-eps) log(2/delta)) / |S_R+| with eps = eps_O+(U)
+    res = bernstein_bound("precision", n_pool=10_000, prevalence=0.04, rule_rate=0.1,
+                          n_labeled_positive=200, bound="bernstein_paper")
+    u, u_pos, u_rpos = 9800, 200, 1000 - 0.1 * 200
+    eps = u_pos / u
+    assert res.variance == "paper"
+    assert res.half_width == pytest.approx(
+        2 * np.sqrt(u_rpos * eps * (1 - eps) * np.log(2 / 0.05)) / 1000, rel=1e-12)
+    with pytest.raises(ValueError, match="`variance` must be 'paper'"):
+        bernstein_bound("precision", n_pool=10_000, prevalence=0.04, rule_rate=0.1,
+                        bound="bernstein_paper", variance="hypergeometric")

@@ -53,7 +53,7 @@ def test_precision_is_the_weighted_ratio():
     wp, wn = 40 / 3, 192.0
     assert tab["rule_0", "precision"] == pytest.approx(2 * wp / (2 * wp + wn), rel=1e-12)
     assert tab["rule_1", "precision"] == pytest.approx(2 * wp / (2 * wp + wn), rel=1e-12)
-    assert tab["rule_0", "sensitivity"] == pytest.approx(2 / 3, rel=1e-12)
+    assert tab["rule_0", "recall"] == pytest.approx(2 / 3, rel=1e-12)
     assert tab["rule_1", "specificity"] == pytest.approx(4 / 5, rel=1e-12)
     td = ev.tidy()
     assert len(td) == 6 and (td["conf_low"] <= td["estimate"]).all()
@@ -75,18 +75,16 @@ def test_poisson_design_matches_hand_computation():
     assert ev.term == "R:precision"
 
 
-def test_blind_design_is_the_unweighted_subset_estimate():
+def test_blind_design_is_refused_with_the_alternative_named():
+    # issue 11: blind labels after guided retrieval are not a probability sample; the old
+    # unweighted subset interval covered 0.17 for an informative rule. Refuse instead.
     y = np.array([1, 1, 0, 0, 0, 0])
     blind = np.array([False, False, False, True, True, True])
     r = {"a": [1, 0, 1, 0, 1, 0]}
-    ev = evaluate_rules(y, r, LabelDesign.blind(blind, n_pool=1000))
-    tab = ev.table.set_index("measure")["estimate"]
-    assert tab["precision"] == pytest.approx(1 / 3)
-    assert tab["sensitivity"] == pytest.approx(1 / 2)
-    assert tab["specificity"] == pytest.approx(2 / 4)
-    assert any("Blind labeling" in n for n in ev.notes)
-    with pytest.raises(ValueError, match="`labels` must be 0 on every blind-labeled row"):
-        evaluate_rules(np.array([1, 1, 0, 0, 0, 1]), r, LabelDesign.blind(blind, 1000))
+    with pytest.raises(ValueError, match="not a probability sample") as err:
+        evaluate_rules(y, r, LabelDesign.blind(blind, n_pool=1000))
+    assert "LabelDesign.stratified" in str(err.value)
+    assert "LabelDesign.poisson" in str(err.value)
 
 
 def test_undefined_and_single_label_strata_are_marked():
@@ -222,3 +220,11 @@ def test_experiment_plugin_equals_bernstein_bound_mean():
     # with every example labeled the subset estimate is the truth
     full = subset_measures(y, rules, np.arange(500))
     assert full[0][0] == pytest.approx((rules[:, 0] & (y == 1)).sum() / 60)
+
+
+def test_guided_sample_random_state_alias():
+    x, y = _toy(300, 2)
+    with pytest.warns(FutureWarning, match="`random_state` is deprecated"):
+        a = guided_sample(x, y, 60, n_seed=20, batch_size=10, random_state=5)
+    b = guided_sample(x, y, 60, n_seed=20, batch_size=10, rng=5)
+    np.testing.assert_array_equal(a.indices, b.indices)

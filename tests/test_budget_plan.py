@@ -56,13 +56,13 @@ def test_alpha_values_of_the_notes_table():
     # 0.023 / 0.120; 0.659 / 0.110.
     es = COVTYPE["prevalence"]
     for er, pr_sp, se_sp in [(10_000 / 581_012, 0.019, 0.103), (0.1, 0.101, 0.016)]:
-        t = tradeoff(es, er).table.set_index("pair")["alpha"]
+        t = tradeoff(es, er).table.set_index("pair")["prevalence_ratio"]
         assert t["precision-specificity"] == pytest.approx(pr_sp, abs=6e-4)
         assert t["sensitivity-specificity"] == pytest.approx(se_sp, abs=6e-4)
         assert t["rule-rate-equals-prevalence"] == pytest.approx(0.0434, abs=6e-5)
     ec = 6449 / 67_557
     for er, pr_sp, se_sp in [(0.0172, 0.023, 0.659), (0.1, 0.120, 0.110)]:
-        t = tradeoff(ec, er).table.set_index("pair")["alpha"]
+        t = tradeoff(ec, er).table.set_index("pair")["prevalence_ratio"]
         assert t["precision-specificity"] == pytest.approx(pr_sp, abs=6e-4)
         assert t["sensitivity-specificity"] == pytest.approx(se_sp, abs=6e-4)
         assert t["rule-rate-equals-prevalence"] == pytest.approx(0.115, abs=6e-4)
@@ -89,14 +89,17 @@ def test_plan_reproduces_finite_population_numbers_of_the_notes():
                 0.0025: dict(bernstein_paper=20_786, bernstein=18_784)}
     for h, exp in expected.items():
         p = plan_labels(**COVTYPE, rule_rate=rate, half_width=h, measures=("precision",),
-                        variance="paper")
-        tab = p.table.set_index(["bound", "strategy"])["n_total"]
+                        variance="paper", rules="random")
+        tab = p.table[p.table["rules"] == "random"].set_index(["bound", "strategy"])["n_total"]
         for b, n in exp.items():
             assert abs(tab[b, "positives"] - n) <= 1
     p = plan_labels(**COVTYPE, rule_rate=rate, half_width=0.005, measures=("precision",),
-                    variance="paper")
-    tab = p.table.set_index(["bound", "strategy"])["n_total"]
-    assert abs(tab["bernstein_paper", "random"] - 324_832) <= 2  # notes: f = 0.56
+                    variance="paper", rules="random")
+    tab = p.table[p.table["rules"] == "random"].set_index(["bound", "strategy"])["n_total"]
+    # notes: f = 0.56 at the expected class counts (324,832); the plan now takes the
+    # labeled positives at their lower delta/20 quantile (random class counts), so it
+    # needs a little more
+    assert 324_832 - 2 <= tab["bernstein_paper", "random"] <= 324_832 * 1.03
     assert tab["exact", "positives"] == 0  # notes §10: "already met"
 
 
@@ -106,19 +109,30 @@ def test_plan_is_the_smallest_count_meeting_the_target(bound, measure):
     # brute force: scan every count of positives with bernstein_bound (random rule).
     kw = dict(n_pool=3000, prevalence=0.05, rule_rate=0.1)
     h = {"precision": 0.012, "sensitivity": 0.05, "specificity": 0.003}[measure]
-    plan = plan_labels(**kw, half_width=h, measures=(measure,), bound=bound)
+    plan = plan_labels(**kw, half_width=h, measures=(measure,), bound=bound, rules="random")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         hws = np.array([bernstein_bound(measure, n_labeled_positive=k, bound=bound,
                                         **kw).half_width for k in range(151)])
     k_star = int(np.flatnonzero(hws <= h)[0])
-    assert plan.n_positive == k_star
-    assert plan.n_total == k_star and plan.n_negative == 0
+    assert plan.n_negative == 0 and plan.n_total == plan.n_positive
+    if bound != "exact":
+        assert plan.n_positive == k_star
+        return
+    # exact: the rule's hits on L are taken at their worst point of a central 1 - delta/20
+    # range (random rule), which can only ask for a few more labels than the expected
+    # hits; and the plan is the smallest k meeting the planner's own half-width
+    assert k_star <= plan.n_positive <= k_star + 5
+    from evalstats.budget._scan import random_rule_halfwidth
+
+    own = random_rule_halfwidth(measure, "exact", "hypergeometric", "positives", 3000, 150,
+                                300.0, np.arange(151), 0.05)[0]
+    assert plan.n_positive == int(np.flatnonzero(own <= h)[0])
 
 
 def test_union_bound_and_costs_raise_the_plan():
     kw = dict(n_pool=20_000, prevalence=0.04, rule_rate=0.05, half_width=0.004,
-              measures=("precision",), bound="bernstein")
+              measures=("precision",), bound="bernstein", rules="random")
     one = plan_labels(**kw)
     many = plan_labels(**kw, n_rules=100)
     costly = plan_labels(**kw, costs={"precision": 4.0})
@@ -144,13 +158,14 @@ def test_prevalence_budget_prop_4_1():
         lo, hi = proportion_confint(round(e * n), n, alpha=d, method="beta")
         return max(e - lo, hi - e)
     assert width(m) <= h < width(m - 1)
-    plan = plan_labels(20_000, e, 0.05, half_width=0.01, prevalence_known=False)
+    plan = plan_labels(20_000, e, 0.05, half_width=0.01, prevalence_known=False,
+                       rules="random")
     assert plan.n_prevalence > 0 and plan.n_total >= plan.n_prevalence
 
 
 def test_infeasible_budget_is_explicit():
     with pytest.warns(SmallSampleWarning, match="Infeasible"):
-        plan = plan_labels(20_000, 0.04, 0.05, half_width=0.001, budget=50)
+        plan = plan_labels(20_000, 0.04, 0.05, half_width=0.001, max_labels=50)
     assert not plan.feasible
     assert "infeasible" in plan.summary().as_text().lower()
     assert not plan.table["feasible"].all()
@@ -159,22 +174,56 @@ def test_infeasible_budget_is_explicit():
 def test_plan_result_api():
     plan = plan_labels(20_000, 0.04, 0.05, half_width=0.005)
     td = plan.tidy()
-    assert set(td["measure"]) == {"precision", "sensitivity", "specificity"}
-    assert {"n_positive", "n_negative", "n_total"} <= set(td.columns)
+    assert set(td["measure"]) == {"precision", "recall", "specificity"}
+    assert {"n_positive", "n_negative", "n_total", "rules", "strategy", "bound"} <= set(
+        td.columns)
+    assert "conf_low" not in td.columns and "estimate" not in td.columns
     assert plan.glance().shape[0] == 1
-    assert plan.conf_int() == (plan.n_total, plan.n_total)
     assert plan.n_total == plan.n_positive + plan.n_negative
+    assert "[" not in repr(plan) and str(plan.n_total) in repr(plan)
     text = plan.summary().as_text()
     assert "Blind labeling" in text and "Positives to label" in text
+    assert "Appendix" in text
     blind = plan.blind.iloc[0]
     # eq 4.30: |L|+|B| has positive rate eps_S
     assert blind["labeled_positives"] / (blind["labeled_positives"] + blind["blind_negatives"]
                                          ) == pytest.approx(0.04, rel=1e-3)
     import matplotlib.pyplot as plt
-    assert plan.plot() is not None
+    ax = plan.plot()
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("any rules" in t for t in labels) and any("random rules" in t for t in labels)
     assert plan.plot(kind="sensitivity-specificity") is not None
     assert tradeoff(0.04, 0.1).plot() is not None
     plt.close("all")
+
+
+def test_other_confidence_level_recomputes_the_plan():
+    # issue 11: tidy(confidence_level=0.99) relabelled the 95% counts; it must replan
+    kw = dict(half_width=0.005, rules="random", strategy="random", measures=("precision",))
+    plan = plan_labels(20_000, 0.04, 0.05, **kw)
+    p99 = plan_labels(20_000, 0.04, 0.05, confidence_level=0.99, **kw)
+    pd.testing.assert_frame_equal(plan.tidy(confidence_level=0.99), p99.tidy())
+    assert p99.n_total > plan.n_total
+    pd.testing.assert_frame_equal(plan.tidy(confidence_level=0.95), plan.tidy())
+
+
+def test_old_positional_and_renamed_arguments_still_work():
+    with pytest.warns(FutureWarning, match="by position"):
+        old = plan_labels(20_000, 0.04, 0.05, 0.01, 0.9, ("precision",))
+    new = plan_labels(20_000, 0.04, 0.05, half_width=0.01, confidence_level=0.9,
+                      measures=("precision",))
+    assert old.n_total == new.n_total
+    with pytest.warns(FutureWarning, match="`budget` is deprecated"):
+        plan_labels(20_000, 0.04, 0.05, half_width=0.01, budget=10_000)
+    with pytest.warns(FutureWarning, match="alpha_map is deprecated"):
+        import matplotlib.pyplot as plt
+
+        from evalstats.budget import alpha_map
+        alpha_map()
+        plt.close("all")
+    a = plan_labels(20_000, 0.04, 0.05, half_width=0.01, measures=("sensitivity",))
+    b = plan_labels(20_000, 0.04, 0.05, half_width=0.01, measures=("recall",))
+    assert a.n_total == b.n_total
 
 
 @settings(max_examples=12)
@@ -182,14 +231,13 @@ def test_plan_result_api():
        level=st.floats(0.5, 0.99), bound=st.sampled_from(["exact", "bernstein",
                                                           "bernstein_paper"]))
 def test_plans_are_monotone(h1, ratio, level, bound):
-    kw = dict(n_pool=5000, prevalence=0.05, rule_rate=0.1, bound=bound)
+    kw = dict(n_pool=5000, prevalence=0.05, rule_rate=0.1, bound=bound, rules="random")
     a = plan_labels(**kw, half_width=h1 * ratio, confidence_level=level)
     b = plan_labels(**kw, half_width=h1, confidence_level=level)
     c = plan_labels(**kw, half_width=h1, confidence_level=min(level + 0.009, 0.999))
     assert b.n_total >= a.n_total
     assert c.n_total >= b.n_total
-    ta, tb = a.table.set_index(["measure", "bound", "strategy"]), b.table.set_index(
-        ["measure", "bound", "strategy"])
+    ta, tb = (t.table.set_index(["rules", "measure", "bound", "strategy"]) for t in (a, b))
     assert (tb["n_total"] >= ta["n_total"]).all()
 
 
@@ -201,7 +249,7 @@ def test_plans_are_monotone(h1, ratio, level, bound):
     (dict(measures=("accuracy",)), "`measures` must be one of"),
     (dict(strategy="greedy"), "`strategy` must be one of"),
     (dict(costs={"precision": 0}), "costs\\['precision'\\]"),
-    (dict(budget=0), "`budget`"),
+    (dict(max_labels=0), "`max_labels`"),
     (dict(prevalence=1e-9), "at least one positive"),
 ])
 def test_plan_bad_input(kwargs, match):
@@ -219,3 +267,8 @@ def test_tradeoff_bad_input():
     with pytest.raises(TypeError, match="`costs`"):
         tradeoff(0.1, 0.1, costs=[1, 2])
     assert isinstance(tradeoff(0.1, 0.2).tidy(), pd.DataFrame)
+
+
+def test_measures_of_the_wrong_type_are_refused_clearly():
+    with pytest.raises(TypeError, match="`measures` must be a measure name or a sequence"):
+        plan_labels(1000, 0.1, 0.1, half_width=0.1, measures=None)

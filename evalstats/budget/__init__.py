@@ -1,24 +1,24 @@
 """Labeling-budget planning and design-based evaluation of many rules
 (Valizadegan, Amizadeh & Hauskrecht, SDM 2012).
 
-This package only re-exports; the code lives in its private modules.
+This package only re-exports; the code lives in its private modules:
+
+* ``_bound``: :func:`bernstein_bound` (Props 3.1-3.3) on the model core ``_bounds``;
+* ``_tradeoff``: :func:`tradeoff`, :func:`ratio_map` (Section 3.3);
+* ``_plan`` / ``_labelplan`` / ``_scan`` / ``_anyrule``: :func:`plan_labels` and
+  :class:`LabelPlan`, guarantees for any rule and for random rules;
+* ``_rules`` / ``_estimates``: :class:`LabelDesign`, :func:`evaluate_rules`;
+* ``_retrieval`` / ``_sampling``: :func:`guided_sample` (Section 4);
+* ``simulation``: public helpers for experiments (vignettes, benchmarks).
 """
 
-from ._api import (
-    MEASURES,
-    BoundResult,
-    LabelDesign,
-    LabelPlan,
-    RetrievalResult,
-    RuleEvaluation,
-    TradeoffResult,
-    alpha_map,
-    bernstein_bound,
-    evaluate_rules,
-    guided_sample,
-    plan_labels,
-    tradeoff,
-)
+from ._bound import BoundResult, bernstein_bound
+from ._common import MEASURES
+from ._labelplan import LabelPlan
+from ._plan import plan_labels
+from ._retrieval import RetrievalResult, guided_sample
+from ._rules import LabelDesign, RuleEvaluation, evaluate_rules
+from ._tradeoff import TradeoffResult, alpha_map, ratio_map, tradeoff
 
 __all__ = [
     "MEASURES",
@@ -26,6 +26,7 @@ __all__ = [
     "BoundResult",
     "tradeoff",
     "TradeoffResult",
+    "ratio_map",
     "alpha_map",
     "plan_labels",
     "LabelPlan",

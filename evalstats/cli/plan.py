@@ -1,8 +1,17 @@
-"""``evalstats plan``: how many labels of each class to evaluate future rules on a pool."""
+"""``evalstats plan``: how many labels of each class to evaluate future rules on a pool.
+
+Flags are spelled like :func:`evalstats.budget.plan_labels`'s arguments; the old
+``--pool-size``, ``--prevalence-unknown`` and ``--budget`` still work (hidden, with a
+deprecation note).
+"""
 
 from __future__ import annotations
 
+import argparse
+
 import numpy as np
+
+from ._common import add_alias, add_output_args, emit
 
 ORDER = 10
 
@@ -11,9 +20,13 @@ def register(sub) -> None:
     p = sub.add_parser(
         "plan", help="plan a labeling budget (Valizadegan et al. 2012)",
         description="How many positives and negatives to label from a pool so that the "
-                    "precision, sensitivity and specificity of rules with a given positive "
-                    "rate are known to within +/- HALF_WIDTH (a half-width).")
-    p.add_argument("--pool-size", type=int, required=True, help="|S|, examples in the pool")
+                    "precision, recall and specificity of rules with a given positive "
+                    "rate are known to within +/- HALF_WIDTH (a half-width). By default the "
+                    "guarantee holds for any rule of that size (--rules any); --rules "
+                    "random gives the paper's random-rule analysis.")
+    p.add_argument("--n-pool", type=float, default=None,
+                   help="|S|, examples in the pool (up to 1e12)")
+    add_alias(p, "--pool-size", "--n-pool", dest="n_pool", type=float)
     p.add_argument("--prevalence", type=float, required=True,
                    help="positive rate of the pool, in (0, 1)")
     p.add_argument("--rule-rate", type=float, required=True,
@@ -21,40 +34,47 @@ def register(sub) -> None:
     p.add_argument("--half-width", type=float, required=True,
                    help="target half-width of each measure (not the full width)")
     p.add_argument("--confidence-level", type=float, default=0.95)
-    p.add_argument("--measures", default="precision,sensitivity,specificity",
-                   help="comma-separated subset of precision,sensitivity,specificity")
+    p.add_argument("--measures", default="precision,recall,specificity",
+                   help="comma-separated subset of precision,recall,specificity")
     p.add_argument("--n-rules", type=int, default=1, help="rules evaluated at once (union bound)")
+    p.add_argument("--rules", default="any", choices=("any", "random"),
+                   help="guarantee for any rule of this size (default) or random rules only")
     p.add_argument("--bound", default="exact", choices=("exact", "bernstein", "bernstein_paper"))
-    p.add_argument("--variance", default="hypergeometric",
+    p.add_argument("--variance", default=None,
                    choices=("hypergeometric", "paper", "oracle_binomial"))
-    p.add_argument("--strategy", default="positives", choices=("positives", "random"))
-    p.add_argument("--prevalence-unknown", action="store_true",
-                   help="add the random sample needed to estimate the prevalence (Prop 4.1)")
-    p.add_argument("--budget", type=int, default=None, help="maximum number of labels")
-    p.add_argument("--format", default="text", choices=("text", "markdown", "html", "latex"))
-    p.add_argument("--out", metavar="PATH", default=None,
-                   help="also write the plan (.html with its plot, .md, .txt)")
+    p.add_argument("--strategy", default="auto", choices=("auto", "positives", "random"),
+                   help="labeled positives, random labels, or the cheaper (default)")
+    p.add_argument("--prevalence-known", action=argparse.BooleanOptionalAction, default=True,
+                   help="--no-prevalence-known adds the random sample that estimates the "
+                        "prevalence (Prop 4.1)")
+    p.add_argument("--prevalence-unknown", dest="prevalence_known", action="store_false",
+                   help=argparse.SUPPRESS)
+    p.add_argument("--max-labels", type=int, default=None, help="maximum number of labels")
+    add_alias(p, "--budget", "--max-labels", dest="max_labels", type=int)
+    add_output_args(p, seed=False, out_help="also write the plan (.html with its plot, .md, "
+                                            ".tex, .txt)")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    import sys
+
     from ..budget import plan_labels
 
+    if args.n_pool is None:
+        print("evalstats plan: error: the following arguments are required: --n-pool",
+              file=sys.stderr)
+        return 2
+    if "--prevalence-unknown" in sys.argv:
+        print("evalstats: note: --prevalence-unknown is deprecated; use --no-prevalence-known",
+              file=sys.stderr)
     measures = tuple(m.strip() for m in args.measures.split(",") if m.strip())
-    plan = plan_labels(args.pool_size, args.prevalence, args.rule_rate,
+    plan = plan_labels(args.n_pool, args.prevalence, args.rule_rate,
                        half_width=args.half_width, confidence_level=args.confidence_level,
-                       measures=measures, n_rules=args.n_rules, bound=args.bound,
-                       variance=args.variance, strategy=args.strategy,
-                       prevalence_known=not args.prevalence_unknown, budget=args.budget)
-    print(plan.summary().render(args.format))
-    if args.out:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from .. import report
-
-        report([plan], title="Labeling plan", path=args.out)
-        print(f"\nPlan written to {args.out}")
+                       measures=measures, n_rules=args.n_rules, rules=args.rules,
+                       bound=args.bound, variance=args.variance, strategy=args.strategy,
+                       prevalence_known=args.prevalence_known, max_labels=args.max_labels)
+    emit([plan], args, title="Labeling plan")
     return 0 if plan.feasible else 1
 
 
@@ -66,7 +86,7 @@ def demo_results(fast: bool, seed: int = 2026) -> list:
     pool = datasets.load("sim_pool")
     y = pool["label"].to_numpy()
     plan = plan_labels(len(y), float(y.mean()), 0.05, half_width=0.01,
-                       measures=("precision", "sensitivity", "specificity"),
+                       measures=("precision", "recall", "specificity"),
                        bounds=("exact", "bernstein") if fast else
                        ("exact", "bernstein", "bernstein_paper"))
     rng = np.random.default_rng(seed)

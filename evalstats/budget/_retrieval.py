@@ -1,0 +1,190 @@
+"""Guided retrieval of minority-class examples (Valizadegan et al. 2012, Section 4) and
+its result, :class:`RetrievalResult`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._result import Reportable, _get_ax
+from .._validation import check_array, check_binary_labels, check_int, check_option, check_rng, fail
+
+__all__ = ["RetrievalResult", "guided_sample"]
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class RetrievalResult(Reportable):
+    """Labels collected by :func:`guided_sample` (a record of what was labeled, not an
+    estimate).
+
+    Attributes
+    ----------
+    indices : ndarray of int
+        Pool indices in labeling order.
+    labels : ndarray of {0, 1}
+        Their oracle labels.
+    n_seed : int
+        Size of the random seed set.
+    strategy : {"guided", "random"}
+    pool_prevalence : float or None
+        Prevalence of the pool when the oracle was an array of labels (simulation).
+    n_labels, n_positive : int
+        Labels collected and positives among them (properties).
+    """
+
+    indices: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    labels: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    n_seed: int = 0
+    strategy: str = "guided"
+    pool_prevalence: float | None = None
+
+    _default_title = "Labels collected by retrieval"
+
+    @property
+    def n_labels(self) -> int:
+        return int(len(self.labels))
+
+    @property
+    def n_positive(self) -> int:
+        return int(self.labels.sum())
+
+    @property
+    def estimate(self) -> float:
+        """Deprecated: the fraction of positives among the labels (not a pool estimate)."""
+        import warnings
+
+        warnings.warn("RetrievalResult.estimate is deprecated: the labels are not a "
+                      "probability sample; use n_positive / n_labels.", FutureWarning,
+                      stacklevel=2)
+        return self.n_positive / max(self.n_labels, 1)
+
+    def _counts(self) -> dict:
+        return dict(strategy=self.strategy, n_labels=self.n_labels, n_seed=self.n_seed,
+                    n_positive=self.n_positive, n_negative=self.n_labels - self.n_positive,
+                    pool_prevalence=self.pool_prevalence)
+
+    def _tidy_rows(self):
+        return [self._counts()]
+
+    def _glance_extra(self):
+        return dict(self._counts(), n_rounds=self.diagnostics.get("n_rounds"))
+
+    def _main_table(self):
+        return ("Labels collected", self.tidy())
+
+    def _repr_body(self) -> str:
+        return (f"{self.strategy}: {self.n_positive} positives in {self.n_labels} labels "
+                f"(seed {self.n_seed})")
+
+    def positives_curve(self) -> np.ndarray:
+        """Cumulative positives found after each label."""
+        return np.cumsum(self.labels)
+
+    def plot(self, ax=None, **kwargs):
+        """Cumulative positives found against labels spent (Figure 4 of the paper)."""
+        ax = _get_ax(ax)
+        n = np.arange(1, len(self.labels) + 1)
+        ax.plot(n, self.positives_curve(), label=self.strategy, **kwargs)
+        if self.pool_prevalence is not None:
+            ax.plot(n, n * self.pool_prevalence, ":", color="grey", label="random (expected)")
+        ax.set_xlabel("labels")
+        ax.set_ylabel("positives found")
+        ax.legend(loc="upper left")
+        return ax
+
+
+def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided", n_seed: int = 100,
+                  batch_size: int = 5, estimator=None,
+                  rng: None | int | np.random.Generator = None,
+                  random_state: None | int | np.random.Generator = None) -> RetrievalResult:
+    """Collect labels by guided retrieval of minority-class examples, or at random.
+
+    Parameters
+    ----------
+    X : array-like (N, p)
+        Features of the pool.
+    oracle : array-like (N,) of 0/1, or callable
+        The expert: an array of pool labels (simulation) or a function mapping an array of
+        pool indices to their labels (called once per round).
+    n_labels : int
+        Total labels to collect.
+    strategy : {"guided", "random"}
+        ``"guided"``: ``n_seed`` random labels, then rounds that refit ``estimator`` on all
+        labels and label ``batch_size`` examples it predicts positive (the paper's second
+        scheme, Section 4; decision tree, 100 seeds and 5 per round in Section 5).
+        ``"random"``: uniformly random labels.
+    n_seed, batch_size : int
+    estimator : scikit-learn classifier, optional
+        Surrogate (cloned each round). Default ``DecisionTreeClassifier``. Needs the
+        ``ml`` extra (scikit-learn), imported lazily.
+    rng : None, int or Generator
+    random_state : None, int or Generator
+        Deprecated alias of ``rng`` (scikit-learn spelling; FutureWarning).
+
+    Returns
+    -------
+    RetrievalResult
+
+    Notes
+    -----
+    The labels are *not* a probability sample: which examples get labeled depends on the
+    labels seen so far, so no design-based variance exists and :func:`evaluate_rules`
+    refuses them (also after blind labeling). Use them with :func:`bernstein_bound`: its
+    ``deterministic_range`` holds for *any* rule when the prevalence is known (the
+    guarantee :func:`plan_labels` plans for by default). For estimates with valid
+    intervals, fix a surrogate score first and draw labels at random within its strata
+    (:meth:`LabelDesign.stratified`) or with known probabilities
+    (:meth:`LabelDesign.poisson`).
+
+    See Also
+    --------
+    plan_labels, evaluate_rules
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from evalstats.budget import guided_sample
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 2)); y = (X[:, 0] > 1.8).astype(int)
+    >>> res = guided_sample(X, y, 200, n_seed=50, batch_size=10, rng=1)
+    >>> bool(res.labels.sum() > 4 * 200 * y.mean())
+    True
+    """
+    from ._common import renamed
+    from ._sampling import default_estimator, guided_order, random_order
+
+    rng = renamed("random_state", "rng", random_state, rng)
+    x, oracle, prev, n_labels, strategy, gen = _guided_sample_iv(X, oracle, n_labels,
+                                                                 strategy, rng)
+    n_pool = x.shape[0]
+    if strategy == "guided":
+        n_seed = check_int(n_seed, "n_seed", low=1, high=n_labels)
+        batch_size = check_int(batch_size, "batch_size", low=1)
+        est = default_estimator(int(gen.integers(2**31))) if estimator is None else estimator
+        order, lab, n_rounds = guided_order(x, oracle, n_pool, n_labels, n_seed, batch_size,
+                                            est, gen)
+    else:
+        order, lab, n_rounds = random_order(oracle, n_pool, n_labels, gen)
+        n_seed = 0
+    return RetrievalResult(
+        call=dict(function="guided_sample", n_labels=n_labels, strategy=strategy,
+                  n_seed=n_seed, batch_size=batch_size),
+        diagnostics=dict(n_rounds=n_rounds), indices=order, labels=lab, n_seed=n_seed,
+        strategy=strategy, pool_prevalence=prev)
+
+
+
+def _guided_sample_iv(X, oracle, n_labels, strategy, rng):
+    """Normalised arguments of :func:`guided_sample`."""
+    x = check_array(X, "X", ndim=2)
+    n_pool = x.shape[0]
+    strategy = check_option(strategy, "strategy", ("guided", "random"))
+    n_labels = check_int(n_labels, "n_labels", low=1, high=n_pool)
+    prev = None
+    if not callable(oracle):
+        yy = check_binary_labels(oracle, "oracle")
+        if len(yy) != n_pool:
+            raise fail("oracle", f"one label per row of `X` ({n_pool})", got=f"{len(yy)}")
+        oracle, prev = yy, float(yy.mean())
+    return x, oracle, prev, n_labels, strategy, check_rng(rng)

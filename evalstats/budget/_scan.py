@@ -1,0 +1,220 @@
+"""Private pieces of :func:`evalstats.budget.plan_labels`: scans of label counts and
+the closed-form equal-bound points of Section 3.3 (eqs 3.22-3.29)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._bounds import PoolCounts, count_variance, measure_halfwidth, paper_form_valid
+
+STRATEGIES = ("positives", "random")
+PAIRS = ("precision-specificity", "sensitivity-specificity", "rule-rate-equals-prevalence")
+
+
+def counts_after_labeling(n_pool: int, n_pos: int, n_rule_pos: float, k, strategy: str,
+                          l_pos=None) -> PoolCounts:
+    """Counts after ``k`` labels for a random rule (predictions independent of labels).
+
+    ``"positives"``: the k labels are all positives (retrieved minority class);
+    ``"random"``: k uniformly random labels, of which ``l_pos`` are positive (default
+    their expectation ε_S k; the planner passes a lower quantile, see :func:`plan_one`).
+    """
+    k = np.asarray(k, float)
+    prev, rate = n_pos / n_pool, n_rule_pos / n_pool
+    if strategy == "positives":
+        l_pos, l_neg = k, np.zeros_like(k)
+    else:
+        l_pos = prev * k if l_pos is None else np.asarray(l_pos, float)
+        l_neg = k - l_pos
+    s = np.full_like(k, float(n_pool))
+    return PoolCounts(s=s, s_pos=np.full_like(k, float(n_pos)),
+                      s_rpos=np.full_like(k, float(n_rule_pos)), l_pos=l_pos, l_neg=l_neg,
+                      tp_l=rate * l_pos, fp_l=rate * l_neg)
+
+
+def smallest_meeting(halfwidth_of, k_max: int, target: float, n_grid: int = 48):
+    """Smallest integer k in [0, k_max] with ``halfwidth_of(k) <= target``.
+
+    Scans a grid of ``n_grid`` points, then refines the bracket before the first grid hit
+    the same way down to single integers (the exact hypergeometric half-width is not
+    monotone in k, only nearly so). Because the first hit of every scan moves left when
+    ``target`` grows, the result never decreases when ``target`` decreases. Returns
+    ``(k, half_width)`` or ``(None, half_width at k_max)`` when even ``k_max`` fails.
+    """
+    lo, hi = 0, int(k_max)
+    first = True
+    while True:
+        grid = np.unique(np.rint(np.linspace(lo, hi, min(n_grid, hi - lo + 1))).astype(np.int64))
+        hw = halfwidth_of(grid)
+        ok = np.flatnonzero(hw <= target)
+        if ok.size == 0:
+            if first:
+                return None, float(hw[-1])
+            return hi, float(halfwidth_of(np.array([hi]))[0])  # pragma: no cover
+        j = int(ok[0])
+        if j == 0 or grid[j] - grid[j - 1] == 1:
+            return int(grid[j]), float(hw[j])
+        lo, hi, first = int(grid[j - 1]) + 1, int(grid[j]), False
+
+
+def random_rule_halfwidth(measure, bound, variance, strategy, n_pool, n_pos, n_rule_pos,
+                          k, delta, prevalence_error=0.0):
+    """Half-width of the plug-in mean of a random rule after ``k`` labels.
+
+    Strategy ``"random"``: the number of labeled positives is itself random
+    (hypergeometric); it is set to its lower δ_c quantile (fewer labeled positives means a
+    larger error while ε_O+(U) < 1/2), δ_c = ``COUNT_DELTA_SHARE`` δ, union bound.
+    Bound ``"exact"``: the rule's positives among the unlabeled, |U_R+| ~
+    Hypergeometric(|S|, |S_R+|, |U|) for a random rule, are taken at the value of their
+    central 1 - δ_c range that maximises the count variance (:func:`_worst_rule_hits`)
+    instead of their expectation; the Bernstein rows keep the paper's expectation.
+    ``prevalence_error`` (a half-width of the estimated pool prevalence) adds
+    |U_R±| |S| h_p / (|U| D) to the count half-width / D, because the plug-in mean uses the
+    estimated ε_O+(U) = (|S| ε̂ - |L_O+|)/|U|, and for recall and specificity, whose
+    denominators |S| ε̂ and |S|(1 - ε̂) are estimated too, h_p/(ε - h_p) or
+    h_p/(1 - ε - h_p) (the measure is at most 1).
+    """
+    from ._anyrule import COUNT_DELTA_SHARE, labeled_count_low
+
+    k = np.asarray(k, float)
+    l_pos = None
+    if strategy == "random":
+        d_c = COUNT_DELTA_SHARE * delta
+        l_pos = labeled_count_low(n_pool, n_pos, k, d_c)
+        delta = delta - d_c
+    c = counts_after_labeling(n_pool, n_pos, n_rule_pos, k, strategy, l_pos)
+    if bound == "exact":
+        d_r = COUNT_DELTA_SHARE * delta
+        c = _worst_rule_hits(c, d_r)
+        delta = delta - d_r
+    hw = measure_halfwidth(measure, c, variance, bound, delta)
+    if prevalence_error:
+        u_r = c.u_rneg if measure == "specificity" else c.u_rpos
+        hw = hw + u_r * n_pool * prevalence_error / np.maximum(c.u * c.denominator(measure),
+                                                              1e-300)
+        if measure != "precision":  # the denominator |S_O+| or |S_O-| is estimated too
+            share = n_pos / n_pool if measure == "sensitivity" else 1.0 - n_pos / n_pool
+            hw = hw + prevalence_error / max(share - prevalence_error, 1e-12)
+    return hw, c
+
+
+def _worst_rule_hits(c: PoolCounts, delta_r) -> PoolCounts:
+    """Counts with |U_R+| at the point of its central 1 - δ_r range (random rule) closest
+    to |U|/2, where |U_R+||U_R-| (and the hypergeometric variance) is largest; the rule's
+    hits on L are split between labeled positives and negatives in proportion."""
+    from ._bounds import Discrete, discrete_ppf
+
+    u = np.rint(np.asarray(c.u, float)).astype(np.int64)
+    s = np.rint(np.asarray(c.s, float)).astype(np.int64)
+    rpos = np.rint(np.asarray(c.s_rpos, float)).astype(np.int64)
+    law = Discrete("hypergeom", s, rpos, u)
+    mean = u * (rpos / np.maximum(s, 1))
+    lo = discrete_ppf(law, np.full(u.shape, delta_r / 2.0), mean)
+    hi = discrete_ppf(law, np.full(u.shape, 1.0 - delta_r / 2.0), mean)
+    a = np.clip(u / 2.0, lo, hi)
+    hits = np.asarray(c.s_rpos, float) - a
+    lab = np.asarray(c.l_pos + c.l_neg, float)
+    share = np.divide(c.l_pos, lab, out=np.zeros_like(lab), where=lab > 0)
+    return PoolCounts(s=c.s, s_pos=c.s_pos, s_rpos=c.s_rpos, l_pos=c.l_pos, l_neg=c.l_neg,
+                      tp_l=np.minimum(hits * share, c.l_pos),
+                      fp_l=np.minimum(hits * (1 - share), c.l_neg))
+
+
+def plan_one(measure, bound, variance, strategy, n_pool, n_pos, n_rule_pos, target, delta,
+             prevalence_error=0.0):
+    """Labels needed for one (measure, bound, strategy) and a random rule; a table row."""
+    k_max = n_pos if strategy == "positives" else n_pool
+
+    def hw(k):
+        return random_rule_halfwidth(measure, bound, variance, strategy, n_pool, n_pos,
+                                     n_rule_pos, k, delta, prevalence_error)[0]
+
+    k, achieved = smallest_meeting(hw, k_max, target)
+    feasible = k is not None
+    k_used = k if feasible else k_max
+    _, c = random_rule_halfwidth(measure, bound, variance, strategy, n_pool, n_pos,
+                                 n_rule_pos, np.array([k_used]), delta, prevalence_error)
+    valid = True
+    if bound == "bernstein_paper":
+        valid = bool(paper_form_valid(count_variance(measure, c, variance), delta)[0])
+    n_p = k_used if strategy == "positives" else int(round(k_used * n_pos / n_pool))
+    return dict(rules="random", measure=measure, bound=bound, strategy=strategy,
+                n_positive=int(n_p), n_negative=int(k_used - n_p), n_total=int(k_used),
+                target_half_width=target, achieved_half_width=achieved, feasible=feasible,
+                paper_condition_holds=valid)
+
+
+def plan_one_any(measure, bound, strategy, n_pool, n_pos, n_rule_pos, target, delta,
+                 extra_pos=0.0):
+    """Labels needed for one measure so the guarantee holds for ANY rule (a table row).
+
+    ``"positives"``: the deterministic range (bound ``"deterministic"``); ``"random"``:
+    the subset estimate with exact or Bernstein worst-case half-widths.
+    """
+    from . import _anyrule as ar
+
+    if strategy == "positives":
+        k_max = n_pos
+
+        def hw(k):
+            return ar.positives_halfwidth(measure, n_pool, n_pos, n_rule_pos, k, extra_pos)
+    else:
+        k_max = n_pool
+
+        def hw(k):
+            return ar.random_halfwidth(measure, n_pool, n_pos, n_rule_pos, k, bound, delta)
+
+    k, achieved = smallest_meeting(hw, k_max, target)
+    feasible = k is not None
+    k_used = k if feasible else k_max
+    n_p = k_used if strategy == "positives" else int(round(k_used * n_pos / n_pool))
+    return dict(rules="any", measure=measure, bound=bound, strategy=strategy,
+                n_positive=int(n_p), n_negative=int(k_used - n_p), n_total=int(k_used),
+                target_half_width=target, achieved_half_width=achieved, feasible=feasible,
+                paper_condition_holds=True)
+
+
+def halfwidth_curve(measure, n_pool, n_pos, n_rule_pos, delta, variance, k_max,
+                    n_points=120):
+    """Half-width against positives labeled: any rule (deterministic range) and random rule
+    (each bound of the random-rule analysis), k on a grid over [0, k_max]."""
+    from ._anyrule import positives_halfwidth
+
+    k = np.unique(np.rint(np.linspace(0, k_max, n_points)).astype(np.int64))
+    out = [dict(rules="any", bound="deterministic", n_positive=k,
+                half_width=positives_halfwidth(measure, n_pool, n_pos, n_rule_pos, k))]
+    for b in ("exact", "bernstein"):
+        c = counts_after_labeling(n_pool, n_pos, n_rule_pos, k, "positives")
+        out.append(dict(rules="random", bound=b, n_positive=k,
+                        half_width=measure_halfwidth(measure, c, variance, b, delta)))
+    return out
+
+
+# -- equal-bound points (Section 3.3) -----------------------------------------------------
+def balance_eps(prevalence, rule_rate, pair: str, cost_ratio=1.0):
+    r"""ε_O+(U) at which two small-budget bounds (3.19)-(3.21) are equal.
+
+    With variance-scale costs (Section 3.4) :math:`C_a B_a^2 = C_{sp} B_{sp}^2` and
+    ``cost_ratio`` :math:`c = C_{sp}/C_a`:
+
+    * precision-specificity (3.22): :math:`ε^* = cA/((1-ε_S)^3 + cA)`,
+      :math:`A = ε_{R+}ε_{R-}ε_S`;
+    * sensitivity-specificity (3.25): :math:`ε^* = cB/(cB + ε_{R+}(1-ε_S)^3)`,
+      :math:`B = ε_S^3 ε_{R-}`;
+    * rule-rate-equals-prevalence (3.29), ε_R+ = ε_S, both reduce to
+      :math:`ε^* = cε_S^2/(cε_S^2 + (1-ε_S)^2)` (``rule_rate`` is ignored).
+    """
+    es, er, c = (np.asarray(x, float) for x in (prevalence, rule_rate, cost_ratio))
+    if pair == "precision-specificity":
+        a = c * er * (1 - er) * es
+        return a / ((1 - es) ** 3 + a)
+    if pair == "sensitivity-specificity":
+        b = c * es ** 3 * (1 - er)
+        return b / (b + er * (1 - es) ** 3)
+    return c * es ** 2 / (c * es ** 2 + (1 - es) ** 2)
+
+
+def positives_for_eps(n_pool: int, prevalence: float, n_labels: int, eps_u):
+    """Eq 3.23: |L_O+| = min(|L|, [|S| ε_S - |U| ε_O+(U)]_+), |U| = |S| - |L|."""
+    u = n_pool - n_labels
+    return np.minimum(n_labels, np.maximum(n_pool * prevalence - u * np.asarray(eps_u), 0.0))
