@@ -20,8 +20,9 @@ from evalstats.extrapolate import (
     extrapolate_accuracy,
     true_class_rank,
 )
+from evalstats.extrapolate._bernstein import Bernstein
 from evalstats.extrapolate._grid import normal_mean_accuracy
-from evalstats.extrapolate._methods import Polynomial, Radial
+from evalstats.extrapolate._methods import Radial
 
 
 # -- brute-force references -------------------------------------------------------------------
@@ -159,11 +160,16 @@ class _ExactView:
     def __init__(self, acc_fn, k1):
         self.acc_fn, self.k1 = acc_fn, k1
 
+    n = 1000
+
     def ata(self, ks):
         return self.acc_fn(np.asarray(ks))
 
+    def survival_counts(self):
+        return self.n * self.surv_fn(self.k1 - 1)
 
-def test_known_polynomial_recovered_from_noise_free_curve():
+
+def _known_polynomial():
     # D(u) = sum_l beta_l C(d,l) u^l (1-u)^(d-l), monotone beta: closed form
     # 1 - AGA_k = (k-1) sum_l beta_l C(d,l) B(l+k-1, d-l+1)
     d = 6
@@ -176,19 +182,63 @@ def test_known_polynomial_recovered_from_noise_free_curve():
                    + np.log(ks - 1))
         return 1.0 - np.exp(logterm) @ beta
 
-    meth = Polynomial(60, candidates=[(d, 1.0)])
-    coef = meth.fit(_ExactView(acc, 60), (d, 1.0))
-    # the moment problem is ill-conditioned: coefficients loosely, the curve tightly
+    return d, beta, acc
+
+
+def test_known_polynomial_recovered_from_noise_free_curve():
+    d, beta, acc = _known_polynomial()
+    # exact degree, no penalty: the coefficients loosely (ill-conditioned moment problem),
+    # the curve tightly
+    meth = Bernstein(60, candidates=[(d, 1.0)], penalty=0.0)
+    coef, status = meth.fit(_ExactView(acc, 60), (d, 1.0))
+    assert status == "optimal"
     np.testing.assert_allclose(coef, beta, atol=0.05)
     ks = np.array([2, 30, 60, 100, 1000, 10**5])
     np.testing.assert_allclose(meth.curve(coef, (d, 1.0)).accuracy(ks), acc(ks), atol=1e-4)
-    assert meth.status == ["optimal"]
+
+
+@pytest.mark.parametrize("penalty, tol", [(0.0, 3e-3), (None, 3e-3)])
+def test_high_degree_model_reproduces_known_polynomial(penalty, tol):
+    # the paper's model at degree 64 contains the degree-6 polynomial (degree elevation);
+    # with the default roughness penalty it stays within 0.003 up to k = 10^5
+    _, _, acc = _known_polynomial()
+    meth = Bernstein(60, candidates=[(64, 1.0)], penalty=penalty)
+    coef, status = meth.fit(_ExactView(acc, 60), (64, 1.0))
+    assert status == "optimal"
+    assert np.all(np.diff(coef) >= -1e-7) and coef[0] >= -1e-7 and coef[-1] <= 1 + 1e-7
+    ks = np.array([2, 30, 60, 100, 1000, 10**5])
+    np.testing.assert_allclose(meth.curve(coef, (64, 1.0)).accuracy(ks), acc(ks), atol=tol)
+
+
+def _known_polynomial_gamma(n):
+    # gamma_h = P(V >= h), V ~ Bin(n, U*): 1 - int D(u) beta_{h,n-h+1}(u) du, in closed form
+    # 1 - sum_l beta_l C(d,l) B(l+h, d-l+n-h+1) / B(h, n-h+1)
+    d, beta, _ = _known_polynomial()
+    h = np.arange(1, n + 1, dtype=float)[:, None]
+    ell = np.arange(d + 1)[None, :]
+    logt = (np.log(special.comb(d, ell)) + special.betaln(ell + h, d - ell + n - h + 1)
+            - special.betaln(h, n - h + 1))
+    return 1.0 - np.exp(logt) @ beta
+
+
+@pytest.mark.parametrize("form", ["bernoulli", "binomial"])
+def test_pseudolikelihood_recovers_known_polynomial_from_expected_counts(form):
+    _, _, acc = _known_polynomial()
+    view = _ExactView(acc, 60)
+    view.surv_fn = _known_polynomial_gamma
+    # gamma_n is the k1-class accuracy: the two closed forms agree
+    assert _known_polynomial_gamma(59)[-1] == pytest.approx(acc([60])[0], abs=1e-12)
+    meth = Bernstein(60, candidates=[(64, 1.0)], fit=form, penalty=0.0)
+    coef, status = meth.fit(view, (64, 1.0))
+    assert status == "optimal"
+    ks = np.array([2, 30, 60, 100, 1000])
+    np.testing.assert_allclose(meth.curve(coef, (64, 1.0)).accuracy(ks), acc(ks), atol=3e-3)
 
 
 def test_radial_recovers_chance_and_known_mixture():
     k1 = 50
     meth = Radial(k1, candidates=[0.5])
-    coef = meth.fit(_ExactView(lambda ks: 1.0 / ks, k1), 0.5)
+    coef, _ = meth.fit(_ExactView(lambda ks: 1.0 / ks, k1), 0.5)
     pred = meth.curve(coef, 0.5).accuracy(np.array([100, 1000]))
     np.testing.assert_allclose(pred, [0.01, 0.001], atol=2e-3)
 
