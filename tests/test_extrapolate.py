@@ -11,7 +11,12 @@ import pytest
 from scipy import integrate, special, stats
 
 from evalstats import datasets
-from evalstats._warnings import ExtrapolationWarning, SmallSampleWarning
+from evalstats._warnings import (
+    ConvergenceError,
+    ConvergenceWarning,
+    ExtrapolationWarning,
+    SmallSampleWarning,
+)
 from evalstats.extrapolate import (
     METHOD_NAMES,
     AccuracyExtrapolation,
@@ -382,3 +387,110 @@ def test_bad_input():
         with np.errstate(divide="ignore"):
             logp = np.log(np.eye(5)[[0, 1, 2, 3]])
         extrapolate_accuracy(logp, [0, 1, 2, 3], method="kde")
+
+
+# -- never crash, refuse bad input (issues 10 and 15) ------------------------------------------
+@pytest.fixture(scope="module")
+def small():
+    g = np.random.default_rng(11)
+    k1 = 30
+    y = np.repeat(np.arange(k1), 3)
+    s = g.standard_normal((len(y), k1)) + 1.5 * (np.arange(k1)[None, :] == y[:, None])
+    return s, y
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(degree=(3, float("nan")), method="polynomial"), "`degree` must be"),
+    (dict(degree=3), "`degree` may be given only with method in"),
+    (dict(bandwidth=0), "`bandwidth` must be a positive finite"),
+    (dict(bandwidth=-1), "`bandwidth` must be a positive finite"),
+    (dict(bandwidth=float("nan")), "`bandwidth` must be a positive finite"),
+    (dict(bandwidth=float("inf"), method="kde"), "`bandwidth` must be a positive finite"),
+    (dict(bandwidth=0.5, method="hd"), "`bandwidth` may be given only"),
+    (dict(n_subsamples=1), "`n_subsamples` must be 0 .* or at least 2"),
+    (dict(likelihood="poisson", method="pseudolikelihood"), "`likelihood` must be one of"),
+    (dict(penalty=-1.0, method="polynomial"), "`penalty` must be a finite number >= 0"),
+    (dict(k_target=[]), "`k_target` must be"),
+])
+def test_bad_arguments_are_refused(small, kwargs, match):
+    s, y = small
+    with pytest.raises((ValueError, TypeError), match=match):
+        extrapolate_accuracy(s, y, **kwargs)
+
+
+def test_degenerate_data_refused_or_flagged(rng):
+    # one class column / one class with test points: a clear error
+    with pytest.raises(ValueError, match="at least 2 class columns"):
+        extrapolate_accuracy(np.zeros((5, 1)), np.zeros(5, int))
+    with pytest.raises(ValueError, match="at least 2 different classes"):
+        extrapolate_accuracy(rng.standard_normal((5, 8)), np.zeros(5, int))
+    # 3 rows: most subsets have no test point; a result with the failures noted
+    s = rng.standard_normal((3, 8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = extrapolate_accuracy(s, [0, 1, 2], rng=0, n_subsamples=4)
+    assert np.isfinite(fit.estimate)
+    assert fit.std_error is None or np.isfinite(fit.std_error)
+
+
+def test_nnls_failure_falls_back_with_a_note(small, monkeypatch):
+    from scipy import optimize
+
+    def boom(*a, **k):
+        raise RuntimeError("Maximum number of iterations reached")
+
+    monkeypatch.setattr(optimize, "nnls", boom)
+    s, y = small
+    with pytest.warns(ConvergenceWarning, match="nnls_fallback_lsq_linear"):
+        fit = extrapolate_accuracy(s, y, rng=0, n_subsamples=3)
+    assert np.isfinite(fit.estimate)
+    assert any("nnls_fallback" in n for n in fit.notes)
+
+
+def test_solver_failure_becomes_convergence_error_or_note(small, monkeypatch):
+    from evalstats.extrapolate import _bernstein
+
+    def fail_all(prob, var, name):
+        raise ConvergenceError(f"{name}: status 'infeasible'")
+
+    monkeypatch.setattr(_bernstein, "solve_checked", fail_all)
+    s, y = small
+    with pytest.raises(ConvergenceError, match="every candidate model failed"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            extrapolate_accuracy(s, y, method="polynomial", rng=0, n_subsamples=2)
+
+
+def test_class_labels_of_any_type(small):
+    s, y = small
+    names = np.array([f"class-{j}" for j in range(s.shape[1])])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = extrapolate_accuracy(s, y, rng=2, n_subsamples=3, method="hd")
+        b = extrapolate_accuracy(s, names[y], classes=names, rng=2, n_subsamples=3,
+                                 method="hd")
+        c = extrapolate_accuracy(pd.DataFrame(s, columns=names), names[y], rng=2,
+                                 n_subsamples=3, method="hd")
+    assert a.estimate == b.estimate == c.estimate
+    # a class order given explicitly: permuted columns with their labels
+    perm = np.random.default_rng(0).permutation(s.shape[1])
+    assert average_accuracy(s[:, perm], names[y], 5, classes=names[perm]) == \
+        pytest.approx(average_accuracy(s, y, 5), abs=1e-12)
+    with pytest.raises(ValueError, match="`y` must be labels listed in `classes`"):
+        average_accuracy(s, np.append(names[y][:-1], "zebra"), 2, classes=names)
+    with pytest.raises(ValueError, match="`classes` must be one class per score column"):
+        average_accuracy(s, names[y], 2, classes=names[:-1])
+
+
+def test_n_jobs_bit_identical_with_processes(sim):
+    joblib = pytest.importorskip("joblib")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = extrapolate_accuracy(sim.scores, sim.labels, rng=5, n_subsamples=4,
+                                 k_target=[200, 1000])
+        with joblib.parallel_config(backend="loky"):
+            b = extrapolate_accuracy(sim.scores, sim.labels, rng=5, n_subsamples=4,
+                                     k_target=[200, 1000], n_jobs=2)
+    pd.testing.assert_frame_equal(a.predict([200, 1000]), b.predict([200, 1000]),
+                                  check_exact=True)
+    assert a.estimate == b.estimate and a.std_error == b.std_error
