@@ -36,10 +36,10 @@ from ._methods import Method
 from ._solvers import solve_checked
 
 DEGREE = 64
-STRETCHES = (1.5, 2.0, 3.0, 4.0)
+STRETCHES = (2.0, 3.0, 4.0)
 #: default roughness penalty per objective (scale of the objective: mean squared error of
 #: the ATA curve, or the mean Bernoulli/binomial log pseudolikelihood)
-PENALTY = {"ls": 1e-7, "bernoulli": 1e-5, "binomial": 1e-5}
+PENALTY = {"ls": 1e-8, "bernoulli": 1e-7, "binomial": 1e-7}
 FITS = ("ls", "bernoulli", "binomial")
 
 
