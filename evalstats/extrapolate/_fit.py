@@ -137,7 +137,7 @@ class _Selection:
     bias: np.ndarray
     weights: np.ndarray
     n_failed: int
-    ratio: float
+    ratios: tuple
 
 
 def _select(meth: Method, subs: list, ata_k1: float, k1: int, sizes) -> _Selection:
@@ -158,8 +158,8 @@ def _select(meth: Method, subs: list, ata_k1: float, k1: int, sizes) -> _Selecti
             bias = np.nanmean(preds - ata_k1, axis=0)
     else:
         rmse = bias = np.full(ncand, np.nan)
-    ratio = k1 / sizes[1] if sizes[1] else k1 / sizes[0]
-    return _Selection(preds, rmse, bias, _soft_weights(rmse), n_failed, ratio)
+    ratios = (k1 / sizes[0],) + ((k1 / sizes[1],) if sizes[1] else ())
+    return _Selection(preds, rmse, bias, _soft_weights(rmse), n_failed, ratios)
 
 
 def _fit_full(meth: Method, data: Data, weights: np.ndarray, notes: Notes):
@@ -211,7 +211,7 @@ def _backtest(sel: _Selection, ata_k1: float) -> dict:
     err = w[ok] - ata_k1
     return dict(observed=float(ata_k1), predicted=float(w[ok].mean()),
                 error=float(err.mean()), rmse=float(np.sqrt(np.mean(err**2))),
-                ratio=float(sel.ratio))
+                ratios=tuple(float(r) for r in sel.ratios))
 
 
 def _status_notes(statuses: list[str], sel: _Selection, n_sub: int, ncand: int,

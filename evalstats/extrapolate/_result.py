@@ -39,7 +39,7 @@ class AccuracyExtrapolation(EvalResult):
         ``k1/2`` (and ``k1/4``) classes, and its weight.
     backtest : dict
         ``observed`` ATA_{k1}, ``predicted`` (mean over subset fits of the weighted model),
-        ``error``, ``rmse``, ``ratio`` (k1 / subset size of the back-test).
+        ``error``, ``rmse``, ``ratios`` (k1 / subset sizes of the back-test).
     fit_seconds : float
         Wall time of the fit.
     """
@@ -126,7 +126,8 @@ class AccuracyExtrapolation(EvalResult):
         hdr["Selected model"] = self.chosen
         bt = self.backtest
         if bt:
-            hdr[f"Back-test (k1/{bt['ratio']:g} -> k1)"] = (
+            sub = " and ".join(f"k1/{x:.3g}" for x in bt["ratios"])
+            hdr[f"Back-test ({sub} -> k1)"] = (
                 f"predicted {bt['predicted']:.4f} vs observed {bt['observed']:.4f} "
                 f"(error {bt['error']:+.4f}, RMSE {bt['rmse']:.4f})")
         return hdr
