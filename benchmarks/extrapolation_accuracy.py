@@ -12,9 +12,10 @@ Settings
 * ``letter-k6``: 1-NN on UCI letter (3 random gallery images per letter, 30 queries per
   letter, seeded); fit on 6 random letters, predict the 26-letter ATA at k2 = 12, 24, 26.
 
-Every method of ``METHOD_NAMES`` plus ``pseudolikelihood-binomial`` (the binomial-count
-form); every fit uses ``n_subsamples`` class subsamples (``--n-subsamples``, default 10 to
-fit a shared 2-core machine; the package default is 40). A fit that raises counts as the
+Every method of ``METHOD_NAMES`` (``pseudolikelihood`` = its default binomial-count form)
+plus ``pseudolikelihood-bernoulli`` (the Nov-2016 draft's Bernoulli-gamma_h form); every
+fit uses ``n_subsamples`` class subsamples (``--n-subsamples``, default 10 to fit a shared
+2-core machine; the package default is 40). A fit that raises counts as the
 worst possible error and is listed in the column ``errors``.
 
 Run ``python benchmarks/extrapolation_accuracy.py --reps 10`` (``--quick`` = 3 reps).
@@ -43,8 +44,8 @@ from evalstats.extrapolate.scores import nearest_neighbour_scores, omniglot_scor
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "extrapolation_accuracy.csv"
 RATIOS = (2, 4, 10)
-VARIANTS = {"pseudolikelihood-binomial": dict(method="pseudolikelihood",
-                                              likelihood="binomial")}
+VARIANTS = {"pseudolikelihood-bernoulli": dict(method="pseudolikelihood",
+                                               likelihood="bernoulli")}
 ALL_METHODS = list(METHOD_NAMES) + list(VARIANTS)
 SIMS = {"sim-d10-s0.4": (10, 0.4), "sim-d10-s0.6": (10, 0.6), "sim-d10-s0.9": (10, 0.9),
         "sim-d4-s0.25": (4, 0.25), "sim-d30-s1.1": (30, 1.1), "sim-d30-s1.5": (30, 1.5)}
@@ -190,22 +191,21 @@ def main(argv=None) -> int:
 
 
 def print_overall(full: pd.DataFrame) -> None:
-    """Worst-case RMSE at the largest ratio (the default's criterion), over all k2, and the
-    band's coverage."""
-    full = full.copy()
-    full["largest"] = full.groupby("setting").k2.transform("max") == full.k2
-    top = full[full.largest]
-    agg = top.groupby("method").agg(max_rmse_top=("rmse", "max"), mean_rmse_top=("rmse", "mean"),
-                                    reps=("reps", "min"))
+    """Worst-case RMSE at 10 x k1 (the default's criterion; simulations and Omniglot), the
+    worst case over every setting and k2, and the band's coverage."""
+    ten = full[full.k2 == 10 * full.k1]
+    agg = ten.groupby("method").agg(max_rmse_10x=("rmse", "max"),
+                                    mean_rmse_10x=("rmse", "mean"),
+                                    min_reps=("reps", "min"))
     agg["max_rmse_all"] = full.groupby("method").rmse.max()
     agg["coverage_mean"] = full.groupby("method").coverage.mean()
     agg["coverage_min"] = full.groupby("method").coverage.min()
     agg["sec_per_fit"] = full.groupby("method").sec_per_fit.mean()
-    agg["errors"] = full[full.k2 == full.groupby("setting").k2.transform("min")].groupby(
-        "method").errors.sum()
-    print("\nWorst-case RMSE at the largest k2 of each setting (10x k1 for the simulations "
-          "and Omniglot; 26/6 for letter), lower is better:")
-    print(agg.sort_values("max_rmse_top").round(4).to_string())
+    first = full.k2 == full.groupby("setting").k2.transform("min")
+    agg["errors"] = full[first].groupby("method").errors.sum()
+    print("\nWorst-case RMSE at k2 = 10 x k1 (the criterion for the default), worst case over "
+          "all settings and k2, 95 % band coverage, seconds per fit, fits that raised:")
+    print(agg.sort_values("max_rmse_10x").round(4).to_string())
 
 
 if __name__ == "__main__":

@@ -122,7 +122,7 @@ def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples,
         pen = np.asarray(penalty, dtype=float) if np.isscalar(penalty) else None
         if pen is None or not np.isfinite(pen) or pen < 0:
             raise fail("penalty", "a finite number >= 0", value=penalty)
-    options = dict(likelihood=likelihood or "bernoulli", penalty=penalty, match_k1=match_k1,
+    options = dict(likelihood=likelihood or "binomial", penalty=penalty, match_k1=match_k1,
                    monotone_density=bool(monotone_density))
     return _Args(s, labels, method, targets, n_sub, ties, level, check_rng(rng), candidates,
                  options)
