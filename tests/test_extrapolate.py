@@ -494,3 +494,62 @@ def test_n_jobs_bit_identical_with_processes(sim):
     pd.testing.assert_frame_equal(a.predict([200, 1000]), b.predict([200, 1000]),
                                   check_exact=True)
     assert a.estimate == b.estimate and a.std_error == b.std_error
+
+
+def test_dask_cluster_bit_identical(sim):
+    # issue 15: the scale-out path, asserted bit-identical to n_jobs=1
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    kw = dict(rng=5, n_subsamples=4, k_target=[200, 1000], method="regression")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = extrapolate_accuracy(sim.scores, sim.labels, **kw)
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster, \
+                distributed.Client(cluster), joblib.parallel_config(backend="dask"):
+            b = extrapolate_accuracy(sim.scores, sim.labels, n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(a.predict([200, 1000]), b.predict([200, 1000]),
+                                  check_exact=True)
+
+
+# -- property-based: valid inputs give finite or flagged results, bad ones our errors ----------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(k1=st.integers(4, 12), per=st.integers(1, 3), seed=st.integers(0, 10**6),
+       signal=st.floats(0.0, 5.0), method=st.sampled_from(["regression", "hd", "naive",
+                                                           "kde"]),
+       ties=st.booleans())
+def test_valid_inputs_give_finite_or_flagged_results(k1, per, seed, signal, method, ties):
+    g = np.random.default_rng(seed)
+    y = np.repeat(np.arange(k1), per)
+    s = g.standard_normal((len(y), k1)) + signal * (np.arange(k1)[None, :] == y[:, None])
+    if ties:
+        s = np.round(s)                       # many ties
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = extrapolate_accuracy(s, y, method=method, rng=seed, n_subsamples=3,
+                                   k_target=[2 * k1, 5 * k1])
+    pr = fit.predict([2 * k1, 5 * k1])
+    assert np.all(np.isfinite(pr.accuracy)) and np.all((pr.accuracy >= 0) & (pr.accuracy <= 1))
+    assert np.all(np.isfinite(pr.std_error) | (fit.std_error is None))
+    assert fit.std_error is None or np.isfinite(fit.std_error)
+
+
+@settings(max_examples=25, deadline=None)
+@given(bad=st.sampled_from([
+    dict(bandwidth=float("nan")),
+    dict(bandwidth=-0.5), dict(bandwidth="wide"), dict(degree=(0, 2.0), method="polynomial"),
+    dict(degree=(4, -1.0), method="polynomial"), dict(degree="high", method="polynomial"),
+    dict(n_subsamples=-1), dict(n_subsamples=1.5), dict(k_target=[1]),
+    dict(k_target="many"), dict(confidence_level=95), dict(ties="coin"),
+    dict(method="spline"), dict(match_k1="yes", method="polynomial"),
+    dict(rng=-3), dict(likelihood="binomial", method="regression")]))
+def test_bad_inputs_raise_our_errors(small, bad):
+    s, y = small
+    with pytest.raises((ValueError, TypeError)) as info:
+        extrapolate_accuracy(s, y, **bad)
+    assert "`" in str(info.value)            # our messages name the argument
