@@ -11,7 +11,12 @@ import pytest
 from scipy import integrate, special, stats
 
 from evalstats import datasets
-from evalstats._warnings import ExtrapolationWarning, SmallSampleWarning
+from evalstats._warnings import (
+    ConvergenceError,
+    ConvergenceWarning,
+    ExtrapolationWarning,
+    SmallSampleWarning,
+)
 from evalstats.extrapolate import (
     METHOD_NAMES,
     AccuracyExtrapolation,
@@ -20,8 +25,9 @@ from evalstats.extrapolate import (
     extrapolate_accuracy,
     true_class_rank,
 )
+from evalstats.extrapolate._bernstein import Bernstein
 from evalstats.extrapolate._grid import normal_mean_accuracy
-from evalstats.extrapolate._methods import Polynomial, Radial
+from evalstats.extrapolate._methods import Radial
 
 
 # -- brute-force references -------------------------------------------------------------------
@@ -159,11 +165,16 @@ class _ExactView:
     def __init__(self, acc_fn, k1):
         self.acc_fn, self.k1 = acc_fn, k1
 
+    n = 1000
+
     def ata(self, ks):
         return self.acc_fn(np.asarray(ks))
 
+    def survival_counts(self):
+        return self.n * self.surv_fn(self.k1 - 1)
 
-def test_known_polynomial_recovered_from_noise_free_curve():
+
+def _known_polynomial():
     # D(u) = sum_l beta_l C(d,l) u^l (1-u)^(d-l), monotone beta: closed form
     # 1 - AGA_k = (k-1) sum_l beta_l C(d,l) B(l+k-1, d-l+1)
     d = 6
@@ -176,19 +187,63 @@ def test_known_polynomial_recovered_from_noise_free_curve():
                    + np.log(ks - 1))
         return 1.0 - np.exp(logterm) @ beta
 
-    meth = Polynomial(60, candidates=[(d, 1.0)])
-    coef = meth.fit(_ExactView(acc, 60), (d, 1.0))
-    # the moment problem is ill-conditioned: coefficients loosely, the curve tightly
+    return d, beta, acc
+
+
+def test_known_polynomial_recovered_from_noise_free_curve():
+    d, beta, acc = _known_polynomial()
+    # exact degree, no penalty: the coefficients loosely (ill-conditioned moment problem),
+    # the curve tightly
+    meth = Bernstein(60, candidates=[(d, 1.0)], penalty=0.0)
+    coef, status = meth.fit(_ExactView(acc, 60), (d, 1.0))
+    assert status == "optimal"
     np.testing.assert_allclose(coef, beta, atol=0.05)
     ks = np.array([2, 30, 60, 100, 1000, 10**5])
     np.testing.assert_allclose(meth.curve(coef, (d, 1.0)).accuracy(ks), acc(ks), atol=1e-4)
-    assert meth.status == ["optimal"]
+
+
+@pytest.mark.parametrize("penalty, tol", [(0.0, 3e-3), (None, 3e-3)])
+def test_high_degree_model_reproduces_known_polynomial(penalty, tol):
+    # the paper's model at degree 64 contains the degree-6 polynomial (degree elevation);
+    # with the default roughness penalty it stays within 0.003 up to k = 10^5
+    _, _, acc = _known_polynomial()
+    meth = Bernstein(60, candidates=[(64, 1.0)], penalty=penalty)
+    coef, status = meth.fit(_ExactView(acc, 60), (64, 1.0))
+    assert status == "optimal"
+    assert np.all(np.diff(coef) >= -1e-7) and coef[0] >= -1e-7 and coef[-1] <= 1 + 1e-7
+    ks = np.array([2, 30, 60, 100, 1000, 10**5])
+    np.testing.assert_allclose(meth.curve(coef, (64, 1.0)).accuracy(ks), acc(ks), atol=tol)
+
+
+def _known_polynomial_gamma(n):
+    # gamma_h = P(V >= h), V ~ Bin(n, U*): 1 - int D(u) beta_{h,n-h+1}(u) du, in closed form
+    # 1 - sum_l beta_l C(d,l) B(l+h, d-l+n-h+1) / B(h, n-h+1)
+    d, beta, _ = _known_polynomial()
+    h = np.arange(1, n + 1, dtype=float)[:, None]
+    ell = np.arange(d + 1)[None, :]
+    logt = (np.log(special.comb(d, ell)) + special.betaln(ell + h, d - ell + n - h + 1)
+            - special.betaln(h, n - h + 1))
+    return 1.0 - np.exp(logt) @ beta
+
+
+@pytest.mark.parametrize("form", ["bernoulli", "binomial"])
+def test_pseudolikelihood_recovers_known_polynomial_from_expected_counts(form):
+    _, _, acc = _known_polynomial()
+    view = _ExactView(acc, 60)
+    view.surv_fn = _known_polynomial_gamma
+    # gamma_n is the k1-class accuracy: the two closed forms agree
+    assert _known_polynomial_gamma(59)[-1] == pytest.approx(acc([60])[0], abs=1e-12)
+    meth = Bernstein(60, candidates=[(64, 1.0)], fit=form, penalty=0.0)
+    coef, status = meth.fit(view, (64, 1.0))
+    assert status == "optimal"
+    ks = np.array([2, 30, 60, 100, 1000])
+    np.testing.assert_allclose(meth.curve(coef, (64, 1.0)).accuracy(ks), acc(ks), atol=3e-3)
 
 
 def test_radial_recovers_chance_and_known_mixture():
     k1 = 50
     meth = Radial(k1, candidates=[0.5])
-    coef = meth.fit(_ExactView(lambda ks: 1.0 / ks, k1), 0.5)
+    coef, _ = meth.fit(_ExactView(lambda ks: 1.0 / ks, k1), 0.5)
     pred = meth.curve(coef, 0.5).accuracy(np.array([100, 1000]))
     np.testing.assert_allclose(pred, [0.01, 0.001], atol=2e-3)
 
@@ -332,3 +387,169 @@ def test_bad_input():
         with np.errstate(divide="ignore"):
             logp = np.log(np.eye(5)[[0, 1, 2, 3]])
         extrapolate_accuracy(logp, [0, 1, 2, 3], method="kde")
+
+
+# -- never crash, refuse bad input (issues 10 and 15) ------------------------------------------
+@pytest.fixture(scope="module")
+def small():
+    g = np.random.default_rng(11)
+    k1 = 30
+    y = np.repeat(np.arange(k1), 3)
+    s = g.standard_normal((len(y), k1)) + 1.5 * (np.arange(k1)[None, :] == y[:, None])
+    return s, y
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(degree=(3, float("nan")), method="polynomial"), "`degree` must be"),
+    (dict(degree=3), "`degree` may be given only with method in"),
+    (dict(bandwidth=0), "`bandwidth` must be a positive finite"),
+    (dict(bandwidth=-1), "`bandwidth` must be a positive finite"),
+    (dict(bandwidth=float("nan")), "`bandwidth` must be a positive finite"),
+    (dict(bandwidth=float("inf"), method="kde"), "`bandwidth` must be a positive finite"),
+    (dict(bandwidth=0.5, method="hd"), "`bandwidth` may be given only"),
+    (dict(n_subsamples=1), "`n_subsamples` must be 0 .* or at least 2"),
+    (dict(likelihood="poisson", method="pseudolikelihood"), "`likelihood` must be one of"),
+    (dict(penalty=-1.0, method="polynomial"), "`penalty` must be a finite number >= 0"),
+    (dict(k_target=[]), "`k_target` must be"),
+])
+def test_bad_arguments_are_refused(small, kwargs, match):
+    s, y = small
+    with pytest.raises((ValueError, TypeError), match=match):
+        extrapolate_accuracy(s, y, **kwargs)
+
+
+def test_degenerate_data_refused_or_flagged(rng):
+    # one class column / one class with test points: a clear error
+    with pytest.raises(ValueError, match="at least 2 class columns"):
+        extrapolate_accuracy(np.zeros((5, 1)), np.zeros(5, int))
+    with pytest.raises(ValueError, match="at least 2 different classes"):
+        extrapolate_accuracy(rng.standard_normal((5, 8)), np.zeros(5, int))
+    # 3 rows: most subsets have no test point; a result with the failures noted
+    s = rng.standard_normal((3, 8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = extrapolate_accuracy(s, [0, 1, 2], rng=0, n_subsamples=4)
+    assert np.isfinite(fit.estimate)
+    assert fit.std_error is None or np.isfinite(fit.std_error)
+
+
+def test_nnls_failure_falls_back_with_a_note(small, monkeypatch):
+    from scipy import optimize
+
+    def boom(*a, **k):
+        raise RuntimeError("Maximum number of iterations reached")
+
+    monkeypatch.setattr(optimize, "nnls", boom)
+    s, y = small
+    with pytest.warns(ConvergenceWarning, match="nnls_fallback_lsq_linear"):
+        fit = extrapolate_accuracy(s, y, rng=0, n_subsamples=3)
+    assert np.isfinite(fit.estimate)
+    assert any("nnls_fallback" in n for n in fit.notes)
+
+
+def test_solver_failure_becomes_convergence_error_or_note(small, monkeypatch):
+    from evalstats.extrapolate import _bernstein
+
+    def fail_all(prob, var, name):
+        raise ConvergenceError(f"{name}: status 'infeasible'")
+
+    monkeypatch.setattr(_bernstein, "solve_checked", fail_all)
+    s, y = small
+    with pytest.raises(ConvergenceError, match="every candidate model failed"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            extrapolate_accuracy(s, y, method="polynomial", rng=0, n_subsamples=2)
+
+
+def test_class_labels_of_any_type(small):
+    s, y = small
+    names = np.array([f"class-{j}" for j in range(s.shape[1])])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = extrapolate_accuracy(s, y, rng=2, n_subsamples=3, method="hd")
+        b = extrapolate_accuracy(s, names[y], classes=names, rng=2, n_subsamples=3,
+                                 method="hd")
+        c = extrapolate_accuracy(pd.DataFrame(s, columns=names), names[y], rng=2,
+                                 n_subsamples=3, method="hd")
+    assert a.estimate == b.estimate == c.estimate
+    # a class order given explicitly: permuted columns with their labels
+    perm = np.random.default_rng(0).permutation(s.shape[1])
+    assert average_accuracy(s[:, perm], names[y], 5, classes=names[perm]) == \
+        pytest.approx(average_accuracy(s, y, 5), abs=1e-12)
+    with pytest.raises(ValueError, match="`y` must be labels listed in `classes`"):
+        average_accuracy(s, np.append(names[y][:-1], "zebra"), 2, classes=names)
+    with pytest.raises(ValueError, match="`classes` must be one class per score column"):
+        average_accuracy(s, names[y], 2, classes=names[:-1])
+
+
+def test_n_jobs_bit_identical_with_processes(sim):
+    joblib = pytest.importorskip("joblib")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = extrapolate_accuracy(sim.scores, sim.labels, rng=5, n_subsamples=4,
+                                 k_target=[200, 1000])
+        with joblib.parallel_config(backend="loky"):
+            b = extrapolate_accuracy(sim.scores, sim.labels, rng=5, n_subsamples=4,
+                                     k_target=[200, 1000], n_jobs=2)
+    pd.testing.assert_frame_equal(a.predict([200, 1000]), b.predict([200, 1000]),
+                                  check_exact=True)
+    assert a.estimate == b.estimate and a.std_error == b.std_error
+
+
+def test_dask_cluster_bit_identical(sim):
+    # issue 15: the scale-out path, asserted bit-identical to n_jobs=1
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    kw = dict(rng=5, n_subsamples=4, k_target=[200, 1000], method="regression")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = extrapolate_accuracy(sim.scores, sim.labels, **kw)
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                      dashboard_address=None) as cluster, \
+                distributed.Client(cluster), joblib.parallel_config(backend="dask"):
+            b = extrapolate_accuracy(sim.scores, sim.labels, n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(a.predict([200, 1000]), b.predict([200, 1000]),
+                                  check_exact=True)
+
+
+# -- property-based: valid inputs give finite or flagged results, bad ones our errors ----------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(k1=st.integers(4, 12), per=st.integers(1, 3), seed=st.integers(0, 10**6),
+       signal=st.floats(0.0, 5.0), method=st.sampled_from(["regression", "hd", "naive",
+                                                           "kde"]),
+       ties=st.booleans())
+def test_valid_inputs_give_finite_or_flagged_results(k1, per, seed, signal, method, ties):
+    g = np.random.default_rng(seed)
+    y = np.repeat(np.arange(k1), per)
+    s = g.standard_normal((len(y), k1)) + signal * (np.arange(k1)[None, :] == y[:, None])
+    if ties:
+        s = np.round(s)                       # many ties
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = extrapolate_accuracy(s, y, method=method, rng=seed, n_subsamples=3,
+                                   k_target=[2 * k1, 5 * k1])
+    pr = fit.predict([2 * k1, 5 * k1])
+    assert np.all(np.isfinite(pr.accuracy)) and np.all((pr.accuracy >= 0) & (pr.accuracy <= 1))
+    assert np.all(np.isfinite(pr.std_error) | (fit.std_error is None))
+    assert fit.std_error is None or np.isfinite(fit.std_error)
+
+
+@settings(max_examples=25, deadline=None)
+@given(bad=st.sampled_from([
+    dict(bandwidth=float("nan")),
+    dict(bandwidth=-0.5), dict(bandwidth="wide"), dict(degree=(0, 2.0), method="polynomial"),
+    dict(degree=(4, -1.0), method="polynomial"), dict(degree="high", method="polynomial"),
+    dict(n_subsamples=-1), dict(n_subsamples=1.5), dict(k_target=[1]),
+    dict(k_target="many"), dict(confidence_level=95), dict(ties="coin"),
+    dict(method="spline"), dict(match_k1="yes", method="polynomial"),
+    dict(rng=-3), dict(likelihood="binomial", method="regression")]))
+def test_bad_inputs_raise_our_errors(small, bad):
+    s, y = small
+    with pytest.raises((ValueError, TypeError)) as info:
+        extrapolate_accuracy(s, y, **bad)
+    assert "`" in str(info.value)            # our messages name the argument

@@ -1,16 +1,15 @@
 """Extrapolating multi-class accuracy to more classes (Zheng, Achanta & Benjamini, 2016/2018).
 
-This package only re-exports; the code lives in its private modules.
+This package only re-exports; the code lives in its private modules: ``_ranks`` (unbiased
+ATA_k), ``_grid`` (probit-scale numerics), ``_curves`` (views and curves), ``_methods``
+(regression, hd, kde, naive), ``_bernstein`` (the paper's polynomial model, least squares
+and pseudolikelihood), ``_npmle``, ``_solvers``, ``_fit`` (:func:`extrapolate_accuracy`)
+and ``_result`` (:class:`AccuracyExtrapolation`).
 """
 
-from ._api import (
-    METHOD_NAMES,
-    AccuracyExtrapolation,
-    average_accuracy,
-    average_risk,
-    extrapolate_accuracy,
-    true_class_rank,
-)
+from ._fit import METHOD_NAMES, extrapolate_accuracy
+from ._ranks import average_accuracy, average_risk, true_class_rank
+from ._result import AccuracyExtrapolation
 
 __all__ = [
     "METHOD_NAMES",

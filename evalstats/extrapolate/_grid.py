@@ -76,3 +76,31 @@ def normal_mean_accuracy(c: np.ndarray, ks: np.ndarray, h: float = 1.0) -> np.nd
     :math:`\bar\pi_k(c)` for ``h = 1``. Shape (len(c), len(ks))."""
     c = np.atleast_1d(np.asarray(c, float))
     return 1.0 - design(radial_basis(c, h), np.atleast_1d(ks)).T
+
+
+def bernstein_basis(degree: int, stretch: float) -> np.ndarray:
+    r"""Rows :math:`B_{\ell,d}(x) = \binom{d}{\ell}x^\ell(1-x)^{d-\ell}`, ``l = 0..d``, on
+    ``Z`` with :math:`x = \Phi(z/s)`, ``s`` = ``stretch`` (log space: stable for any ``d``)."""
+    from scipy.special import gammaln
+
+    ell = np.arange(degree + 1)[:, None]
+    logc = gammaln(degree + 1) - gammaln(ell + 1) - gammaln(degree - ell + 1)
+    lx, l1x = log_ndtr(Z / stretch)[None, :], log_ndtr(-Z / stretch)[None, :]
+    return np.exp(logc + ell * lx + (degree - ell) * l1x)
+
+
+def order_stat_weights(n: int) -> np.ndarray:
+    r"""(n, len(Z)) quadrature weights of :math:`\mathrm{Beta}(h, n-h+1)`, ``h = 1..n``, in
+    :math:`z = \Phi^{-1}(u)` (rows sum to 1).
+
+    With :math:`V\sim\mathrm{Bin}(n, U^*)` wrong classes beaten,
+    :math:`\Pr[V\ge h\mid U^*=u] = I_u(h, n-h+1)`, so integrating by parts
+    :math:`\gamma_h = \Pr[V\ge h] = 1 - \int_0^1 D(u)\,\mathrm{beta}_{h,n-h+1}(u)\,du`
+    (the Nov-2016 draft's :math:`\gamma_m`, sec. 4, with its index shifted to count wrong
+    classes). Row ``h = n`` is :func:`max_normal_weights` at ``k = n + 1``.
+    """
+    h = np.arange(1, n + 1, dtype=float)[:, None]
+    logw = (h - 1) * _LOG_CDF[None, :] + (n - h) * log_ndtr(-Z)[None, :] + _LOG_PHI[None, :]
+    logw -= logw.max(axis=1, keepdims=True)
+    w = np.exp(logw)
+    return w / w.sum(axis=1, keepdims=True)

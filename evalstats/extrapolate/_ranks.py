@@ -18,9 +18,19 @@ from .._validation import check_array, check_consistent_length, check_option, ch
 TIES = ("random", "pessimistic", "optimistic")
 
 
-def validate_scores(scores: Any, y: Any, *, allow_neg_inf: bool = True
+def validate_scores(scores: Any, y: Any, *, classes: Any = None, allow_neg_inf: bool = True
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """A finite (n, k1) score matrix (``-inf`` allowed for log-probabilities) and labels."""
+    """A finite (n, k1) score matrix (``-inf`` allowed for log-probabilities) and labels as
+    column indices.
+
+    ``y`` may hold column indices, or class labels of any type together with ``classes``
+    (the class of each score column, in order); when ``scores`` is a DataFrame its column
+    names are the default ``classes`` for non-integer labels.
+    """
+    if classes is None and isinstance(scores, pd.DataFrame):
+        lab = np.asarray(y)
+        if lab.dtype.kind not in "iub" and not (lab.dtype.kind == "f"):
+            classes = list(scores.columns)
     s = check_array(scores, "scores", ndim=2, finite=False)
     if np.isnan(s).any() or np.isposinf(s).any() or (not allow_neg_inf and np.isinf(s).any()):
         n_bad = int(np.isnan(s).sum() + np.isposinf(s).sum()
@@ -35,12 +45,16 @@ def validate_scores(scores: Any, y: Any, *, allow_neg_inf: bool = True
     if labels.ndim != 1:
         raise fail("y", "1-dimensional", got=f"shape {labels.shape}")
     check_consistent_length(scores=s, y=labels)
+    if classes is not None:
+        return s, _labels_to_columns(labels, classes, s.shape[1])
     if labels.dtype.kind == "f":
         if np.isnan(labels).any() or not np.all(labels == np.round(labels)):
             raise fail("y", "integer column indices of `scores`",
-                       got="non-integer values")
+                       got="non-integer values",
+                       remedy="For class labels, pass `classes` (the class of each column).")
     elif labels.dtype.kind not in "iub":
-        raise fail("y", "integer column indices of `scores`",
+        raise fail("y", "integer column indices of `scores` (or class labels with "
+                   "`classes=` giving the class of each score column)",
                    got=f"values of dtype {labels.dtype}", exc=TypeError)
     labels = labels.astype(np.int64)
     bad = (labels < 0) | (labels >= s.shape[1])
@@ -48,6 +62,29 @@ def validate_scores(scores: Any, y: Any, *, allow_neg_inf: bool = True
         raise fail("y", f"column indices in [0, {s.shape[1] - 1}] (one per score column)",
                    got=f"{int(bad.sum())} labels outside, e.g. {int(labels[bad][0])}")
     return s, labels
+
+
+def _labels_to_columns(labels: np.ndarray, classes: Any, k1: int) -> np.ndarray:
+    """Column index of each label, ``classes`` listing the class of each score column."""
+    cls = list(np.asarray(classes, dtype=object).ravel()) if not isinstance(
+        classes, list | tuple) else list(classes)
+    if len(cls) != k1:
+        raise fail("classes", f"one class per score column ({k1})",
+                   got=f"{len(cls)} classes")
+    index = {}
+    for j, c in enumerate(cls):
+        key = c.item() if isinstance(c, np.generic) else c
+        if key in index:
+            raise fail("classes", "distinct class labels", got=f"{key!r} twice")
+        index[key] = j
+    out = np.empty(len(labels), np.int64)
+    for i, v in enumerate(labels.tolist()):
+        j = index.get(v)
+        if j is None:
+            raise fail("y", "labels listed in `classes`",
+                       got=f"{v!r} (row {i}), not among {len(cls)} classes")
+        out[i] = j
+    return out
 
 
 def beaten_and_tied(scores: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -59,7 +96,8 @@ def beaten_and_tied(scores: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def true_class_rank(scores: Any, y: Any, ties: str = "random",
-                    rng: None | int | np.random.Generator = None) -> np.ndarray:
+                    rng: None | int | np.random.Generator = None, *,
+                    classes: Any = None) -> np.ndarray:
     """Rank of the true class among the k1 score columns (k1 = top, 1 = bottom).
 
     Parameters
@@ -74,6 +112,8 @@ def true_class_rank(scores: Any, y: Any, ties: str = "random",
         the mid-rank (``"average"``, may be a half-integer).
     rng : None, int or Generator
         For ``ties="random"``.
+    classes : sequence, optional
+        The class of each score column; then ``y`` holds class labels of any type.
 
     Returns
     -------
@@ -91,7 +131,7 @@ def true_class_rank(scores: Any, y: Any, ties: str = "random",
     array([3. , 2.5])
     """
     check_option(ties, "ties", TIES + ("average",))
-    s, labels = validate_scores(scores, y)
+    s, labels = validate_scores(scores, y, classes=classes)
     b, t = beaten_and_tied(s, labels)
     if ties == "pessimistic":
         return (1 + b).astype(float)
@@ -159,7 +199,8 @@ def _check_ks(k: Any, k1: int, name: str = "k") -> np.ndarray:
     return ks
 
 
-def average_accuracy(scores: Any, y: Any, k: Any = None, *, ties: str = "random"):
+def average_accuracy(scores: Any, y: Any, k: Any = None, *, ties: str = "random",
+                     classes: Any = None):
     r"""Unbiased average accuracy on a random subset of ``k <= k1`` classes.
 
     For test point :math:`x` of class :math:`y` let :math:`b_x` be the number of wrong
@@ -183,6 +224,9 @@ def average_accuracy(scores: Any, y: Any, k: Any = None, *, ties: str = "random"
         :math:`\sum_j \binom{t}{j}\binom{b}{k-1-j}/((j+1)\binom{k_1-1}{k-1})` with ``t``
         tied wrong classes; ``"pessimistic"`` counts a tie as a loss (ClassEx, CleaneX),
         ``"optimistic"`` as a win (the ``>=`` of the JMLR definition).
+    classes : sequence, optional
+        The class of each score column; then ``y`` holds class labels of any type (a
+        DataFrame's column names are used when ``y`` is not integer).
 
     Returns
     -------
@@ -205,7 +249,7 @@ def average_accuracy(scores: Any, y: Any, k: Any = None, *, ties: str = "random"
     0.8333333333333334
     """
     check_option(ties, "ties", TIES)
-    s, labels = validate_scores(scores, y)
+    s, labels = validate_scores(scores, y, classes=classes)
     k1 = s.shape[1]
     b, t = beaten_and_tied(s, labels)
     if k is None:
@@ -217,7 +261,7 @@ def average_accuracy(scores: Any, y: Any, k: Any = None, *, ties: str = "random"
 
 
 def average_risk(scores: Any, y: Any, k: int, cost: Any = None, *,
-                 rng: None | int | np.random.Generator = None) -> float:
+                 rng: None | int | np.random.Generator = None, classes: Any = None) -> float:
     r"""Unbiased average risk on a random subset of ``k <= k1`` classes, general cost.
 
     With :math:`C_{i\ell}` the cost of predicting :math:`\ell` when the truth is :math:`i`,
@@ -241,6 +285,8 @@ def average_risk(scores: Any, y: Any, k: int, cost: Any = None, *,
         Finite costs; ``cost[i, l]`` for predicting ``l`` when the truth is ``i``.
     rng : None, int or Generator
         Tie-breaking.
+    classes : sequence, optional
+        The class of each score column (``y`` then holds class labels).
 
     Returns
     -------
@@ -258,7 +304,7 @@ def average_risk(scores: Any, y: Any, k: int, cost: Any = None, *,
     >>> round(average_risk(scores, [0, 1, 0], k=3, cost=cost), 4)   # errors: x3 -> class 2
     1.6667
     """
-    s, labels = validate_scores(scores, y)
+    s, labels = validate_scores(scores, y, classes=classes)
     n, k1 = s.shape
     if not isinstance(k, numbers.Integral) or isinstance(k, bool):
         raise fail("k", "an integer", value=k, exc=TypeError)

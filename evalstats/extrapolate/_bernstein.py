@@ -1,0 +1,139 @@
+r"""The paper's model: a monotone, high-degree Bernstein polynomial for :math:`D(u)`.
+
+Zheng, Achanta & Benjamini (Nov-2016 draft, sec. 3-4) model the discriminability
+:math:`D(u) = \Pr[U^*\le u]` (their :math:`\bar K`) by a polynomial, constrained to be
+monotone and to reproduce the unbiased ``k1``-class test risk, and fit it by least squares
+("moment method") or by a rank pseudolikelihood. Done here:
+
+* **Basis.** :math:`D(\Phi(z)) = \sum_{\ell=0}^{d} c_\ell B_{\ell,d}(\Phi(z/s))`, Bernstein
+  polynomials of degree ``d`` (default 64) in the probit-stretched :math:`x=\Phi(\Phi^{-1}(u)/s)`:
+  ``s = 1`` is a polynomial in ``u`` (the drafts), which cannot bend within ``1/k1`` of
+  ``u = 1`` at any practical degree; ``s > 1`` spreads that corner over the basis. The
+  stretch is chosen by the data (class-subsampling back-test over ``s``).
+* **Constraints.** :math:`0\le c_0\le c_1\le\dots\le c_d\le 1` (monotone, ``D >= 0``,
+  ``D(1) <= 1``); optionally ``match_k1``: the fitted accuracy at ``k1`` equals the unbiased
+  ATA_{k1} (the draft's test-risk constraint).
+* **Roughness penalty** :math:`\lambda\, d^3\sum_\ell(\Delta^2 c_\ell)^2`
+  (:math:`\approx\lambda\int_0^1 c''(t)^2dt`) so the degree can be high without overfitting.
+* **Fits** (cvxpy, CLARABEL): ``"ls"`` -- mean squared error of
+  :math:`1-\mathrm{ATA}_k = \sum_\ell c_\ell H_{k\ell}` over ``k = 2..k1``;
+  ``"bernoulli"`` -- the draft's eq. (7): :math:`C^{(h)}_x = 1\{V_x\ge h\}` with
+  :math:`V_x` the wrong classes beaten, :math:`C^{(h)}_x\sim\mathrm{Bernoulli}(\gamma_h)`,
+  :math:`\gamma_h = 1-\int D\,\mathrm{beta}_{h,n-h+1}` (:func:`_grid.order_stat_weights`),
+  maximise :math:`\sum_{x,h} C\log\gamma_h + (1-C)\log(1-\gamma_h)` (a pseudolikelihood:
+  the ``C`` of one point are dependent); ``"binomial"`` -- the Jun-2016 form,
+  :math:`V_x\sim\mathrm{Bin}(n, U^*)`, maximise :math:`\sum_x\log\Pr[V = V_x]`. Both
+  likelihoods are concave in ``c``; ties enter through their exact expected counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _grid as grid
+from ._curves import BasisCurve, View
+from ._methods import Method
+from ._solvers import solve_checked
+
+DEGREE = 64
+STRETCHES = (2.0, 3.0, 4.0)
+#: default roughness penalty per objective (scale of the objective: mean squared error of
+#: the ATA curve, or the mean Bernoulli/binomial log pseudolikelihood)
+PENALTY = {"ls": 1e-8, "bernoulli": 1e-7, "binomial": 1e-7}
+FITS = ("ls", "bernoulli", "binomial")
+
+
+class Bernstein(Method):
+    """Monotone Bernstein polynomial of ``D`` in a probit-stretched ``u`` (module doc);
+    candidates are ``(degree, stretch)`` pairs."""
+
+    name = "polynomial"
+
+    def __init__(self, k1, candidates=None, *, fit: str = "ls", match_k1: bool = True,
+                 penalty: float | None = None):
+        super().__init__(k1, candidates)
+        self.form, self.match_k1 = fit, match_k1
+        self.penalty = PENALTY[fit] if penalty is None else float(penalty)
+        if fit != "ls":
+            self.name = "pseudolikelihood"
+
+    def default_candidates(self):
+        return [(DEGREE, s) for s in STRETCHES]
+
+    def label(self, cand):
+        return f"{self.name}(d={cand[0]}, s={cand[1]:g})"
+
+    def _basis(self, cand):
+        key = ("basis", cand)
+        if key not in self._cache:
+            b = grid.bernstein_basis(int(cand[0]), float(cand[1]))
+            self._cache[key] = (b, grid.design(b, np.arange(2, self.k1 + 1)))
+        return self._cache[key]
+
+    def _order_design(self, cand, m):
+        key = ("G", cand, m)
+        if key not in self._cache:
+            self._cache[key] = grid.order_stat_weights(m - 1) @ self._basis(cand)[0].T
+        return self._cache[key]
+
+    def prepare(self, sizes):
+        for cand in self.candidates:
+            for m in sizes:
+                self._problem(cand, m)
+
+    def _problem(self, cand, m):
+        import cvxpy as cp
+
+        key = ("prob", cand, m)
+        if key in self._cache:
+            return self._cache[key]
+        d = int(cand[0])
+        H = self._basis(cand)[1][: m - 1]
+        c = cp.Variable(d + 1)
+        nd = m - 1 if fit_ls(self.form) else (m if self.form == "binomial" else 2 * (m - 1))
+        data = cp.Parameter(nd, nonneg=True)        # see fit(): what the data vector holds
+        top = cp.Parameter()                        # 1 - ATA_{m}
+        cons = [c[0] >= 0, cp.diff(c) >= 0, c[-1] <= 1]
+        if self.match_k1:
+            cons.append(H[-1] @ c == top)
+        rough = float(d) ** 3 * cp.sum_squares(cp.diff(c, 2)) if d >= 2 else 0
+        if self.form == "ls":
+            obj = cp.Minimize(cp.sum_squares(H @ c - data) + (m - 1) * self.penalty * rough)
+        else:
+            G = self._order_design(cand, m)          # (Gc)_h = 1 - gamma_h, h = 1..m-1
+            if self.form == "bernoulli":
+                # data = [N_h, n - N_h] / (n (m-1)): mean over the (point, h) indicators
+                ll = (data[: m - 1] @ cp.log(1 - G @ c + 1e-12)
+                      + data[m - 1:] @ cp.log(G @ c + 1e-12))
+            else:
+                # data = counts of V = v, v = 0..m-1, / n;
+                # P(V = v) = (Gc)_{v+1} - (Gc)_v with (Gc)_0 = 0, (Gc)_m = 1
+                p = cp.diff(cp.hstack([np.zeros(1), G @ c, np.ones(1)]))
+                ll = data @ cp.log(p + 1e-12)
+            obj = cp.Maximize(ll - self.penalty * rough)
+        prob = cp.Problem(obj, cons)
+        self._cache[key] = (prob, c, data, top)
+        return self._cache[key]
+
+    def fit(self, view: View, cand):
+        m = view.k1
+        prob, c, data, top = self._problem(cand, m)
+        ata = view.ata(np.arange(2, m + 1))
+        top.value = float(1.0 - ata[-1])
+        n = float(max(view.n, 1))
+        if self.form == "ls":
+            data.value = np.clip(1.0 - ata, 0.0, None)
+        else:
+            surv = np.clip(view.survival_counts(), 0.0, n)
+            if self.form == "bernoulli":
+                data.value = np.concatenate([surv, n - surv]) / (n * (m - 1))
+            else:
+                data.value = np.clip(-np.diff(np.concatenate([[n], surv, [0.0]])), 0, None) / n
+        return solve_checked(prob, c, self.label(cand))
+
+    def curve(self, coef, cand):
+        return BasisCurve(self._basis(cand)[0], coef)
+
+
+def fit_ls(form: str) -> bool:
+    return form == "ls"

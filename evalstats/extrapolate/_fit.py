@@ -1,0 +1,402 @@
+r"""``extrapolate_accuracy``: validation, then named steps that return values.
+
+Steps: (1) the unbiased curve ATA_k, ``k = 2..k1``; (2) class subsamples: on each random
+half of the classes (and a random quarter inside it when the target ratio ``k2/k1``
+exceeds 3) every candidate model is fitted and predicts ATA_{k1} of the full set -- the
+back-test at a ratio close to the task's; (3) soft weights from the back-test RMSE;
+(4) the weighted candidates fitted to all classes; (5) the band: spread of the half-class
+fits (sampling of classes) combined with the weighted spread of the candidates (the tail
+assumption).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._parallel import map_replicates
+from .._warnings import (
+    ConvergenceError,
+    ConvergenceWarning,
+    ExtrapolationWarning,
+    Notes,
+    SmallSampleWarning,
+)
+from ._bernstein import Bernstein
+from ._curves import AveragedCurve, Data, predict_curve
+from ._methods import KDE, HighDim, Method, Naive, Radial, fit_all
+from ._npmle import NPMLE
+from ._result import AccuracyExtrapolation
+from ._validate import METHOD_NAMES, _Args, _extrapolate_accuracy_iv
+
+DEFAULT_METHOD = "regression"
+MARGINAL_NOTE = ("Assumes a marginal classifier (each class's score learned from that class "
+                 "alone, e.g. 1-NN or nearest centroid on a fixed embedding) and classes drawn "
+                 "at random; jointly trained classifiers (softmax nets, logistic regression, "
+                 "SVMs) change when classes are added and violate this.")
+SOFTNESS = 5.0
+MIN_QUARTER = 6
+
+
+def _make_method(a: _Args) -> Method:
+    k1, o = a.scores.shape[1], a.options
+    if a.method == "regression":
+        return Radial(k1, a.candidates)
+    if a.method == "kde":
+        return KDE(k1, a.candidates)
+    if a.method == "polynomial":
+        return Bernstein(k1, a.candidates, fit="ls", match_k1=o["match_k1"],
+                         penalty=o["penalty"])
+    if a.method == "pseudolikelihood":
+        return Bernstein(k1, a.candidates, fit=o["likelihood"], match_k1=o["match_k1"],
+                         penalty=o["penalty"])
+    if a.method == "npmle":
+        return NPMLE(k1, match_k1=o["match_k1"], monotone_density=o["monotone_density"],
+                     penalty=o["penalty"])
+    return {"hd": HighDim, "naive": Naive}[a.method](k1)
+
+
+def _data_warnings(ata: np.ndarray, n: int, k1: int, targets: tuple, notes: Notes) -> None:
+    notes.add(MARGINAL_NOTE)
+    r = n / k1
+    if k1 < 10:
+        notes.warn(SmallSampleWarning, f"Only k1 = {k1} classes: extrapolation is unreliable.")
+    if max(targets) / k1 > 10:
+        notes.warn(ExtrapolationWarning,
+                   f"k_target / k1 = {max(targets) / k1:.3g} > 10: the papers validate "
+                   "extrapolation only up to about ten times the observed classes.")
+    if ata[-1] > min(0.99, 1 - 1 / (r * k1)):
+        notes.warn(ExtrapolationWarning,
+                   f"Observed accuracy {ata[-1]:.4f} is near 1 (resolution limit "
+                   f"1 - 1/(r k1) = {1 - 1 / (r * k1):.4f}): the data cannot distinguish "
+                   "near-perfect discriminability, predictions for larger k are unreliable.")
+
+
+def _subset_sizes(k1: int, targets: tuple) -> tuple[int, int | None]:
+    """Half the classes (band, ratio-2 back-test) and, when the target ratio exceeds 3, a
+    quarter (ratio-4 back-test)."""
+    quarter = k1 // 4 if max(targets) / k1 > 3 and k1 // 4 >= MIN_QUARTER else None
+    return k1 // 2, quarter
+
+
+class SubsampleTask:
+    """Picklable task: fit every candidate on a random half of the classes and on a random
+    quarter inside that half. Returns ``(half_fits, quarter_fits)``."""
+
+    def __init__(self, data: Data, method: Method, half: int, quarter: int | None):
+        self.data, self.method, self.half, self.quarter = data, method, half, quarter
+
+    def __call__(self, i: int, g: np.random.Generator):
+        classes = g.choice(self.data.k1, size=self.half, replace=False)
+        half = fit_all(self.method, self.data.view(classes))
+        quarter = None
+        if self.quarter:
+            sub = g.choice(classes, size=self.quarter, replace=False)
+            quarter = fit_all(self.method, self.data.view(sub))
+        return half, quarter
+
+
+def _run_subsamples(data, meth, sizes, a: _Args, n_jobs, progress) -> list:
+    if a.n_sub == 0:
+        return []
+    task = SubsampleTask(data, meth, *sizes)
+    return map_replicates(task, a.n_sub, rng=a.rng, n_jobs=n_jobs, progress=progress,
+                          desc="class subsamples")
+
+
+def _predict_k1(meth: Method, fits: list, k1: int) -> np.ndarray:
+    """ATA_{k1} predicted by each candidate's fit (NaN where the fit failed)."""
+    out = np.full(len(meth.candidates), np.nan)
+    for j, ((p, _), cand) in enumerate(zip(fits, meth.candidates, strict=True)):
+        if not isinstance(p, ConvergenceError):
+            out[j] = meth.curve(p, cand).accuracy(np.array([k1]))[0]
+    return out
+
+
+def _soft_weights(rmse: np.ndarray) -> np.ndarray:
+    r"""Soft selection: :math:`w_c \propto \exp(-5\,(\mathrm{RMSE}_c/\mathrm{RMSE}_{min}-1))`,
+    weights below 1e-3 dropped. Unlike an arg-min, the average moves smoothly when another
+    seed reorders nearly tied candidates (equal weights when there is no back-test)."""
+    if not np.isfinite(rmse).any():
+        return np.full(len(rmse), 1.0 / len(rmse))
+    r = np.where(np.isfinite(rmse), rmse, np.inf)
+    w = np.exp(-SOFTNESS * (r / max(r.min(), 1e-12) - 1.0))
+    w = np.where(w / w.sum() < 1e-3, 0.0, w)
+    return w / w.sum()
+
+
+@dataclass(frozen=True)
+class _Selection:
+    preds: np.ndarray        # (n_fits, n_candidates) predicted ATA_{k1}
+    rmse: np.ndarray
+    bias: np.ndarray
+    weights: np.ndarray
+    n_failed: int
+    ratios: tuple
+
+
+def _select(meth: Method, subs: list, ata_k1: float, k1: int, sizes) -> _Selection:
+    """Back-test every candidate: predicted ATA_{k1} from the half (and quarter) fits."""
+    rows = []
+    for half, quarter in subs:
+        rows.append(_predict_k1(meth, half, k1))
+        if quarter is not None:
+            rows.append(_predict_k1(meth, quarter, k1))
+    ncand = len(meth.candidates)
+    preds = np.array(rows) if rows else np.full((0, ncand), np.nan)
+    n_failed = int(np.isnan(preds).sum())
+    if len(preds):
+        err = np.where(np.isnan(preds), 1.0, preds - ata_k1)
+        rmse = np.sqrt(np.mean(err**2, axis=0))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            bias = np.nanmean(preds - ata_k1, axis=0)
+    else:
+        rmse = bias = np.full(ncand, np.nan)
+    ratios = (k1 / sizes[0],) + ((k1 / sizes[1],) if sizes[1] else ())
+    return _Selection(preds, rmse, bias, _soft_weights(rmse), n_failed, ratios)
+
+
+def _fit_full(meth: Method, data: Data, weights: np.ndarray, notes: Notes):
+    """Every candidate with positive weight fitted to all classes -> ({j: curve}, statuses)."""
+    full = data.view()
+    curves, statuses = {}, []
+    for j in np.flatnonzero(weights > 0):
+        (p, st), = fit_all(_Only(meth, j), full)
+        statuses.append(st)
+        if isinstance(p, ConvergenceError):
+            notes.warn(ConvergenceWarning, f"{meth.label(meth.candidates[j])} failed on all "
+                       f"classes ({p}); dropped from the average.")
+        else:
+            curves[int(j)] = meth.curve(p, meth.candidates[j])
+    if not curves:
+        raise ConvergenceError(f"{meth.name}: every candidate model failed to fit on all "
+                               "classes; try method='regression' or 'hd'.")
+    return curves, statuses
+
+
+class _Only:
+    """``meth`` restricted to its candidate ``j`` (for :func:`fit_all`)."""
+
+    def __init__(self, meth: Method, j: int):
+        self.meth, self.candidates = meth, [meth.candidates[j]]
+
+    def fit(self, view, cand):
+        return self.meth.fit(view, cand)
+
+
+def _half_curves(meth: Method, subs: list, use: list[int], weights: np.ndarray) -> list:
+    """The weighted model on each half-class subsample (for the sampling spread)."""
+    out = []
+    for half, _ in subs:
+        ok = [j for j in use if not isinstance(half[j][0], ConvergenceError)]
+        if ok:
+            out.append(AveragedCurve([meth.curve(half[j][0], meth.candidates[j]) for j in ok],
+                                     weights[ok]))
+    return out
+
+
+def _backtest(sel: _Selection, ata_k1: float) -> dict:
+    if not len(sel.preds):
+        return {}
+    w = np.nan_to_num(sel.preds) @ sel.weights
+    ok = ~np.isnan(sel.preds[:, sel.weights > 0]).any(axis=1)
+    if not ok.any():
+        return {}
+    err = w[ok] - ata_k1
+    return dict(observed=float(ata_k1), predicted=float(w[ok].mean()),
+                error=float(err.mean()), rmse=float(np.sqrt(np.mean(err**2))),
+                ratios=tuple(float(r) for r in sel.ratios))
+
+
+def _status_notes(statuses: list[str], sel: _Selection, n_sub: int, ncand: int,
+                  notes: Notes) -> None:
+    if sel.n_failed:
+        notes.warn(ConvergenceWarning, f"{sel.n_failed} of {sel.preds.size} subsample fits "
+                   "failed (counted as errors of size 1 in the back-test).")
+    bad = sorted({s for s in statuses if s not in ("optimal", "failed", "no_test_points")})
+    if bad:
+        notes.warn(ConvergenceWarning, f"{sum(s in bad for s in statuses)} of "
+                   f"{len(statuses)} solver calls ended with status {bad}.")
+    if n_sub == 0:
+        notes.add("n_subsamples = 0: candidates weighted equally; no back-test, no "
+                  "subsampling band (the band shows only the spread between candidates).")
+    elif ncand > 1:
+        notes.add("The back-test error is optimistic: the same subsamples weighted the "
+                  "candidate models.")
+
+
+def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
+                         classes: Any = None,
+                         k_target: int | list[int] | None = None,
+                         rng: None | int | np.random.Generator = None,
+                         ties: str = "random", bandwidth: float | list[float] | None = None,
+                         degree: Any = None, likelihood: str | None = None,
+                         penalty: float | None = None, match_k1: bool = True,
+                         monotone_density: bool = False, n_subsamples: int = 40,
+                         n_models: int | None = None, confidence_level: float = 0.95,
+                         n_jobs: int | None = None,
+                         progress: bool | None = False) -> AccuracyExtrapolation:
+    r"""Predict the expected accuracy on ``k2 > k1`` classes from a ``k1``-class score matrix.
+
+    Steps: (1) the unbiased curve ATA_k, ``k = 2..k1`` (:func:`average_accuracy`);
+    (2) ``n_subsamples`` random halves of the classes (without replacement), and when
+    ``max(k_target)/k1 > 3`` a random quarter inside each half: every candidate model is
+    fitted on the subset and predicts ATA_{k1} of the full set -- a back-test at ratio 2
+    and 4, close to the task's (the "subsampling principle" of JMLR sec. 3.4);
+    (3) candidates are weighted by :math:`\exp(-5(\mathrm{RMSE}/\mathrm{RMSE}_{min}-1))`;
+    (4) the weighted candidates are fitted to all classes and averaged; (5) the band combines
+    the spread of the half-class fits (balanced half-sampling: the variance of a half-sample
+    estimate about the full one approximates the variance of the full estimate; for
+    extrapolation it is conservative because a half extrapolates twice as far) with the
+    weighted spread of the candidates' predictions (the tail assumption).
+
+    Parameters
+    ----------
+    scores : array_like or DataFrame, shape (n, k1)
+        Score of each test point for each class, higher = more likely (log-probabilities
+        with ``-inf`` allowed, except for ``"kde"``). Only ranks matter, except for ``"kde"``.
+    y : array_like, shape (n,)
+        True class of each test point: a column index of ``scores``, or any label together
+        with ``classes`` (or with a DataFrame ``scores`` whose columns name the classes).
+    method : {"regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive"}
+        ``"regression"`` (default: smallest worst-case RMSE at 10x k1 over the seven
+        10x settings of ``benchmarks/extrapolation_accuracy.py``, 0.063, with the paper's
+        model by binomial pseudolikelihood level at 0.064 but ~15x slower): ClassExReg,
+        a radial basis in :math:`\Phi^{-1}(u)` by NNLS (JMLR sec. 3.3). ``"polynomial"``:
+        the paper's model (:mod:`._bernstein`), a monotone Bernstein polynomial of degree 64 in a
+        probit-stretched ``u`` with a roughness penalty, by least squares on the ATA curve.
+        ``"pseudolikelihood"``: the same model fitted by the rank pseudolikelihood
+        (``likelihood="binomial"``, the Jun-2016 form, default, or ``"bernoulli"``, the
+        Nov-2016 draft's eq. 7). ``"npmle"``:
+        penalised discrete NPMLE of ``U*`` (Jun-2016 CONS). ``"hd"``: one-parameter
+        high-dimensional model. ``"kde"``: Kay et al. kernel density of wrong-class scores.
+        ``"naive"``: ATA_{k1} carried forward.
+    classes : sequence, optional
+        The class of each score column, when ``y`` holds class labels.
+    k_target : int or list of int, optional
+        Targets reported by ``tidy()``/``summary()``; default ``2 * k1``.
+    rng : None, int or Generator
+        Seeds the class subsamples.
+    ties : {"random", "pessimistic", "optimistic"}
+        Tie handling in ATA (see :func:`average_accuracy`).
+    bandwidth : float or list of float, optional
+        ``"regression"``: fix (one value) or restrict (list) the radial bandwidths (default
+        0.1..1.0); ``"kde"``: multipliers of Silverman's bandwidth. Positive and finite.
+    degree : int, (int, float) or list, optional
+        ``"polynomial"``/``"pseudolikelihood"``: ``(degree, stretch)`` candidates (an int
+        means stretch 2); default degree 64, stretches 1.5, 2, 3, 4.
+    likelihood : {"binomial", "bernoulli"}, optional
+        Form of the rank pseudolikelihood (default ``"binomial"``: worst-case RMSE at 10x
+        0.064 vs 0.083 for ``"bernoulli"`` in the benchmark).
+    penalty : float, optional
+        Roughness penalty of the polynomial / NPMLE fits (>= 0; defaults in the modules).
+    match_k1 : bool
+        Polynomial, pseudolikelihood and NPMLE reproduce the observed ATA_{k1} exactly.
+    monotone_density : bool
+        NPMLE only: nondecreasing density of ``U*`` (Jun-2016 CONS).
+    n_subsamples : int
+        Number of class subsamples (0 disables the back-test and the sampling band; 1 is
+        refused).
+    n_models : int, optional
+        Ignored (FutureWarning); kept for compatibility.
+    confidence_level : float
+    n_jobs, progress
+        Passed to :func:`evalstats._parallel.map_replicates` (results bit-identical for any
+        ``n_jobs``).
+
+    Returns
+    -------
+    AccuracyExtrapolation
+        ``predict(k)``, ``conf_int()``, ``tidy()``, ``summary()``, ``plot()``.
+
+    Warns
+    -----
+    ExtrapolationWarning
+        ``max(k_target) / k1 > 10`` or observed accuracy beyond the resolution limit.
+    SmallSampleWarning
+        Fewer than 10 classes.
+    ConvergenceWarning
+        A solver fell back (nnls -> lsq_linear, CLARABEL -> SCS) or ended
+        ``optimal_inaccurate``, or fits failed (counted as errors of size 1).
+
+    Raises
+    ------
+    ConvergenceError
+        Every candidate failed on the full data (never seen on the benchmark data).
+
+    See Also
+    --------
+    average_accuracy : the unbiased curve for ``k <= k1``.
+
+    References
+    ----------
+    .. [1] Zheng, Achanta, Benjamini (2018). Extrapolating expected accuracies for large
+       multi-class problems. JMLR 19(65).
+    .. [2] Zheng, Achanta, Benjamini (2016). Extrapolating expected accuracies for
+       multi-class classification (draft); arXiv:1606.05228.
+
+    Examples
+    --------
+    >>> import evalstats as es
+    >>> b = es.datasets.load("sim_multiclass")
+    >>> fit = extrapolate_accuracy(b.scores, b.labels, k_target=[200, 1000], rng=1)
+    >>> fit.predict([200, 1000])[["k", "accuracy"]].round(2).shape
+    (2, 2)
+    """
+    t0 = time.perf_counter()
+    a = _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples, ties,
+                                 confidence_level, rng, bandwidth, degree, likelihood,
+                                 penalty, match_k1, monotone_density, n_models)
+    n, k1 = a.scores.shape
+    notes = Notes()
+    meth = _make_method(a)
+    data = Data(a.scores, a.labels, a.ties, keep_scores=meth.needs_scores)
+    ata = data.view().ata(np.arange(2, k1 + 1))
+    _data_warnings(ata, n, k1, a.targets, notes)
+    sizes = _subset_sizes(k1, a.targets)
+    meth.prepare([k1] + [m for m in sizes if m])
+    subs = _run_subsamples(data, meth, sizes, a, n_jobs, progress)
+    sel = _select(meth, subs, float(ata[-1]), k1, sizes)
+    full_curves, full_status = _fit_full(meth, data, sel.weights, notes)
+    use = sorted(full_curves)
+    w_use = sel.weights[use] / sel.weights[use].sum()
+    curve = AveragedCurve([full_curves[j] for j in use], w_use)
+    weights = np.zeros(len(sel.weights))
+    weights[use] = w_use
+    half_curves = _half_curves(meth, subs, use, weights)
+    statuses = [st for h, q in subs for _, st in h + (q or [])] + full_status
+    _status_notes(statuses, sel, a.n_sub, len(meth.candidates), notes)
+    cv_table = pd.DataFrame({"model": [meth.label(c) for c in meth.candidates],
+                             "backtest_rmse": sel.rmse, "backtest_bias": sel.bias,
+                             "weight": weights})
+    best = int(np.argmax(weights))
+    chosen = meth.label(meth.candidates[best])
+    if len(use) > 1:
+        chosen += f" (weight {weights[best]:.2f}; {len(use)} models averaged)"
+    res = AccuracyExtrapolation(
+        estimate=float("nan"), std_error=None, confidence_level=a.level, method=meth.name,
+        term=f"accuracy(k={a.targets[0]})", n=n, n_unit="test points",
+        data=f"{n} test points x {k1} classes",
+        call=dict(function="extrapolate_accuracy", method=method, k_target=list(a.targets),
+                  n_subsamples=a.n_sub, ties=a.ties),
+        diagnostics=dict(solver_status=tuple(sorted(set(statuses))), n_subsamples=a.n_sub,
+                         subsample_sizes=tuple(m for m in sizes if m)),
+        notes=notes.as_tuple(), k1=k1, k_target=a.targets, ata=ata, chosen=chosen,
+        cv_table=cv_table, backtest=_backtest(sel, float(ata[-1])),
+        fit_seconds=time.perf_counter() - t0, _curve=curve,
+        _half_curves=tuple(half_curves), _model_curves=tuple(full_curves[j] for j in use),
+        _model_weights=tuple(w_use))
+    row = res.predict(np.array([a.targets[0]])).iloc[0]
+    se = float(row.std_error)
+    return replace(res, estimate=float(row.accuracy),
+                   std_error=se if np.isfinite(se) else None,
+                   fit_seconds=time.perf_counter() - t0)
+
+
+__all__ = ["extrapolate_accuracy", "METHOD_NAMES", "DEFAULT_METHOD", "predict_curve"]

@@ -1,0 +1,128 @@
+"""Validation of :func:`~evalstats.extrapolate.extrapolate_accuracy`'s arguments, in one
+place (``_extrapolate_accuracy_iv``), so the fit reads as the algorithm."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_confidence_level, check_int, check_option, check_rng, fail
+from ._ranks import validate_scores
+
+METHOD_NAMES = ("regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive")
+LIKELIHOODS = ("bernoulli", "binomial")
+
+
+@dataclass(frozen=True)
+class _Args:
+    scores: np.ndarray
+    labels: np.ndarray
+    method: str
+    targets: tuple
+    n_sub: int
+    ties: str
+    level: float
+    rng: np.random.Generator
+    candidates: list | None
+    options: dict
+
+
+def _positive_finite(values: Any, name: str) -> list[float]:
+    arr = np.atleast_1d(np.asarray(values, dtype=object)).ravel()
+    out = []
+    for v in arr:
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise fail(name, "a positive finite number or a list of them", value=values,
+                       exc=TypeError) from None
+        if not np.isfinite(f) or f <= 0:
+            raise fail(name, "a positive finite number or a list of them", value=values)
+        out.append(f)
+    if not out:
+        raise fail(name, "a positive finite number or a list of them", value=values)
+    return out
+
+
+def _degree_candidates(degree: Any) -> list[tuple[int, float]]:
+    items = degree if isinstance(degree, list) else [degree]
+    out = []
+    for d in items:
+        pair = tuple(d) if np.ndim(d) else (d, 2.0)
+        ok = len(pair) == 2
+        if ok:
+            try:
+                deg, s = pair
+                ok = (float(deg) == int(deg) and int(deg) >= 1 and np.isfinite(float(s))
+                      and float(s) > 0)
+            except (TypeError, ValueError):
+                ok = False
+        if not ok:
+            raise fail("degree", "an int >= 1, a (degree, stretch) pair with a positive "
+                       "finite stretch, or a list of them", value=degree)
+        out.append((int(pair[0]), float(pair[1])))
+    return out
+
+
+def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples, ties,
+                             confidence_level, rng, bandwidth, degree, likelihood, penalty,
+                             match_k1, monotone_density, n_models) -> _Args:
+    """Validate and normalise every argument of :func:`extrapolate_accuracy`."""
+    check_option(method, "method", METHOD_NAMES)
+    check_option(ties, "ties", ("random", "pessimistic", "optimistic"))
+    s, labels = validate_scores(scores, y, classes=classes, allow_neg_inf=method != "kde")
+    n, k1 = s.shape
+    if k1 < 4:
+        raise fail("scores", "a matrix with at least 4 class columns (subsets of the classes "
+                   "are used in the back-test)", got=f"shape {s.shape}")
+    if len(np.unique(labels)) < 2:
+        raise fail("y", "test points from at least 2 different classes",
+                   got=f"{n} test point(s), all of class column {int(labels[0])}")
+    if k_target is None:
+        targets = (2 * k1,)
+    else:
+        arr = np.atleast_1d(np.asarray(k_target))
+        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        if arr.dtype.kind not in "iu" or arr.ndim != 1 or arr.size == 0 or arr.min() < 2:
+            raise fail("k_target", "an integer >= 2 or a list of them", value=k_target)
+        targets = tuple(int(v) for v in arr)
+    n_sub = check_int(n_subsamples, "n_subsamples", low=0)
+    if n_sub == 1:
+        raise fail("n_subsamples", "0 (no back-test, no band) or at least 2 (a standard "
+                   "deviation needs two subsamples)", value=n_subsamples)
+    level = check_confidence_level(confidence_level)
+    for name, val in (("match_k1", match_k1), ("monotone_density", monotone_density)):
+        if not isinstance(val, bool | np.bool_):
+            raise fail(name, "True or False", value=val, exc=TypeError)
+    if n_models is not None:
+        warnings.warn("`n_models` is ignored: the band now combines the subsampling spread "
+                      "with the weighted spread of all candidate models.", FutureWarning,
+                      stacklevel=3)
+    uses = {"bandwidth": ("regression", "kde"), "degree": ("polynomial", "pseudolikelihood"),
+            "likelihood": ("pseudolikelihood",), "monotone_density": ("npmle",),
+            "penalty": ("polynomial", "pseudolikelihood", "npmle")}
+    given = dict(bandwidth=bandwidth, degree=degree, likelihood=likelihood, penalty=penalty,
+                 monotone_density=monotone_density or None)
+    for name, val in given.items():
+        if val is not None and method not in uses[name]:
+            raise fail(name, f"given only with method in {uses[name]}",
+                       got=f"{name}={val!r} with method={method!r}", verb="may be")
+    candidates = None
+    if bandwidth is not None:
+        candidates = _positive_finite(bandwidth, "bandwidth")
+    if degree is not None:
+        candidates = _degree_candidates(degree)
+    if likelihood is not None:
+        check_option(likelihood, "likelihood", LIKELIHOODS)
+    if penalty is not None:
+        pen = np.asarray(penalty, dtype=float) if np.isscalar(penalty) else None
+        if pen is None or not np.isfinite(pen) or pen < 0:
+            raise fail("penalty", "a finite number >= 0", value=penalty)
+    options = dict(likelihood=likelihood or "binomial", penalty=penalty, match_k1=match_k1,
+                   monotone_density=bool(monotone_density))
+    return _Args(s, labels, method, targets, n_sub, ties, level, check_rng(rng), candidates,
+                 options)
