@@ -53,7 +53,7 @@ from ._proposals import (
     pool_iv,
     radicand,
 )
-from ._state import StateStore
+from ._state import StateStore, pool_arrays
 
 __all__ = ["optimal_proposal", "active_evaluate", "active_design", "estimate_from_labels",
            "ActiveEvaluator", "active_budget", "ActiveEstimate", "Proposal", "BudgetForecast"]
@@ -309,7 +309,7 @@ class ActiveEvaluator:
             if self._ids.shape != (n,):
                 raise fail("ids", f"a 1-dimensional array of length {n}",
                            got=f"shape {self._ids.shape}")
-        self._index = pd.Index(self._ids)
+        self._index = pd.RangeIndex(n) if ids is None else pd.Index(self._ids)
         if not self._index.is_unique:
             raise fail("ids", "unique", got=f"{int(self._index.duplicated().sum())} duplicates")
         self._draw_idx: list[int] = []
@@ -327,7 +327,7 @@ class ActiveEvaluator:
     # -- persistence -------------------------------------------------------------------------
     def _pool_frame(self) -> pd.DataFrame:
         pool = self._pool
-        df = pd.DataFrame({"id": self._ids})
+        df = {"id": self._ids}
         if self._is_raw:
             df["s"] = self._raw
         elif pool.probs.ndim == 1:
@@ -352,14 +352,11 @@ class ActiveEvaluator:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"`path` must be an existing session file; got {str(path)!r}.")
-        meta, pool_df, draws, labels = StateStore(path).load()
+        store = StateStore(path)
+        meta, pool_cols, draws, labels = store.load()
         cfg = meta["config"]
-        scols = [c for c in pool_df.columns if c == "s" or c.startswith("s_")]
-        scores = pool_df[scols[0]].to_numpy() if scols == ["s"] else pool_df[scols].to_numpy()
-        preds = pool_df[[c for c in pool_df.columns if c.startswith("pred_")]].to_numpy()
-        preds = pd.DataFrame(preds, columns=meta["model_names"])
-        variance = pool_df["var"].to_numpy() if "var" in pool_df else None
-        self = cls(scores, cfg["measure"], predictions=preds, ids=pool_df["id"].to_numpy(),
+        scores, preds, variance, ids = pool_arrays(pool_cols, meta)
+        self = cls(scores, cfg["measure"], predictions=preds, ids=ids,
                    beta=cfg["beta"], alpha=cfg["alpha"], variance=variance,
                    proposal=cfg["proposal"], epsilon=cfg["epsilon"],
                    recalibrate=cfg["recalibrate"], confidence_level=cfg["confidence_level"])
@@ -373,7 +370,7 @@ class ActiveEvaluator:
         self._labels = {int(i): float(y)
                         for i, y in zip(labels["idx"], labels["label"], strict=True)}
         self._pending = {i: None for i in self._draw_idx if i not in self._labels}
-        self._store = StateStore(path)
+        self._store = store
         return self
 
     # -- proposals -------------------------------------------------------------------------
