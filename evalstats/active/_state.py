@@ -165,9 +165,9 @@ class StateStore:
         uri = "file:" + quote(str(self.path.resolve())) + "?mode=rw"
         try:
             con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None)
+            con.execute("PRAGMA synchronous=FULL")
         except sqlite3.Error as err:
             raise self._file_error(err) from None
-        con.execute("PRAGMA synchronous=FULL")
         return con
 
     def _file_error(self, err: BaseException) -> SessionFileError:
