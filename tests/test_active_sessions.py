@@ -28,7 +28,6 @@ from evalstats.active import ActiveEvaluator, active_evaluate
 from evalstats.active._state import (
     SessionConflictError,
     SessionFileError,
-    StateStore,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -264,7 +263,7 @@ def test_two_processes_recording_into_one_session(tmp_path):
     procs = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
     outs = [p.communicate(timeout=120) for p in procs]
-    for p, (out, err) in zip(procs, outs, strict=True):
+    for p, (_out, err) in zip(procs, outs, strict=True):
         assert p.returncode == 0, err                       # no raw sqlite3 error
     ok = sum(int(o.split()[0]) for o, _ in outs)
     assert ok >= 15                                         # both made progress
@@ -344,7 +343,9 @@ def test_sigkill_while_labeling_loses_no_acknowledged_label(tmp_path, trial):
     acked_all: list[int] = []
     for _ in range(2):                                       # kill, resume, kill again
 
-        def after_some_batches(proc, k=int(rng.integers(1, 40))):
+        k = int(rng.integers(1, 40))
+
+        def after_some_batches(proc, k=k):
             lines = [proc.stdout.readline() for _ in range(k + 1)]   # "ready", k batches
             time.sleep(float(rng.random()) * 0.01)
             return lines

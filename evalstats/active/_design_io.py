@@ -1,0 +1,548 @@
+r"""Labeling designs that carry their own integrity, and labels matched to them exactly.
+
+A *design* is a table with one row per item to label (identifiers, draw order, weights or
+inclusion probabilities, model columns) plus *settings* (measure, proposal, package
+version, ...) repeated on every row. :func:`seal_design` appends five columns:
+
+``design_row``
+    1, 2, ..., n: the row's position as written (rows may be re-sorted; deleted or copied
+    rows are found from it).
+``row_check``
+    per cell of the row, 4 hex digits of ``SHA-256(design_row, column, value)``, so the
+    edited cell is named exactly.
+``design_check``
+    ``evalstats-design/1 rows=<n> sha256=<digest of every value and setting>
+    settings=<4 hex digits per setting>``.
+``sealed_columns``
+    the sealed row columns and settings (``"id n_draws ... | measure alpha ..."``).
+``evalstats_version``
+    the package version that wrote the design (part of the digest).
+
+Values are compared in a canonical text form — integers as integers (``10559.0`` is
+``10559``), other numbers to 12 significant digits, missing values as empty — so a design
+survives a round trip through pandas or a spreadsheet (which keep 15 digits), and
+columns the user adds (``label``, notes) are ignored. :func:`verify_design` refuses an
+edited design with the file, row and column of the first inconsistency;
+:func:`match_labels` aligns labels with the design (ids matched exactly, or as the same
+integer; unknown ids reported); :func:`check_label_domain` checks labels against the
+measure ({0, 1} for binary measures, never a set built from the largest label seen).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._io import TableError, bad_cell
+from .._validation import fail
+from .._warnings import EvalstatsWarning, Notes
+from ._measures import MEASURES
+
+__all__ = ["DesignError", "UnusedLabelsWarning", "DESIGN_SETTINGS", "CHECK_COLUMNS",
+           "seal_design", "verify_design", "read_design", "match_labels",
+           "check_label_domain", "cut_at_first_unlabeled", "design_and_labels", "canon"]
+
+DESIGN_FORMAT = "evalstats-design/1"
+#: the settings columns of a with-replacement design (:meth:`ActiveEvaluator.design`)
+DESIGN_SETTINGS = ("measure", "alpha", "proposal", "epsilon", "pool_size")
+CHECK_COLUMNS = ("design_row", "row_check", "design_check", "sealed_columns",
+                 "evalstats_version")
+#: columns every unsealed (hand-made or older) with-replacement design must have
+LEGACY_COLUMNS = ("id", "n_draws", "draw_seq", "weight", "pred", "measure")
+_CHUNK = 4
+
+
+class DesignError(TableError):
+    """A design table that was edited, truncated or is not a design (a ValueError)."""
+
+
+class UnusedLabelsWarning(EvalstatsWarning):
+    """Labels were given but cannot be used by the estimator (e.g. after a missing label)."""
+
+
+# -- canonical values ----------------------------------------------------------------------------
+
+_INT_RE = re.compile(r"^[+-]?\d+$")
+_MISSING = {"", "nan", "na", "n/a", "null", "none", "<na>"}
+
+
+def canon(v: Any) -> str:
+    """The canonical text of a cell: ``7``, ``7.0`` and ``"7"`` are ``"7"``; NaN is ``""``."""
+    if v is None or v is pd.NA:
+        return ""
+    if isinstance(v, bool | np.bool_):
+        return "1" if v else "0"
+    if isinstance(v, int | np.integer):
+        return str(int(v))
+    if isinstance(v, float | np.floating):
+        f = float(v)
+        if math.isnan(f):
+            return ""
+        if math.isinf(f):
+            return "inf" if f > 0 else "-inf"
+        if f.is_integer() and abs(f) < 1e15:
+            return str(int(f))
+        return format(f, ".12g")
+    s = str(v)
+    t = s.strip()
+    if t.lower() in _MISSING:
+        return ""
+    if _INT_RE.match(t):
+        return str(int(t))
+    try:
+        return canon(float(t))
+    except ValueError:
+        return s
+
+
+def _h(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def _package_version() -> str:
+    from .. import __version__
+
+    return str(__version__)
+
+
+def _digest(n: int, row_cols: Sequence[str], settings: Mapping[str, str],
+            texts: Mapping[str, Sequence[str]], version: str) -> str:
+    h = hashlib.sha256()
+    h.update("\x1e".join([DESIGN_FORMAT, str(n), version, *row_cols, "|", *settings]).encode())
+    for k, v in settings.items():
+        h.update(f"\x1e{k}\x1f{v}".encode())
+    for c in row_cols:
+        h.update(("\x1d" + c + "\x1e" + "\x1e".join(texts[c])).encode("utf-8"))
+    return h.hexdigest()[:32]
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+def seal_design(df: pd.DataFrame, settings: Mapping[str, Any] | Sequence[str] = DESIGN_SETTINGS,
+                ) -> pd.DataFrame:
+    """The design with its integrity columns appended (see the module docstring).
+
+    Parameters
+    ----------
+    df : DataFrame
+        One row per item to label.
+    settings : mapping or sequence of str
+        The design's settings: a mapping (added as constant columns) or the names of
+        columns of ``df`` that are constant (default: the with-replacement design's).
+    """
+    df = df.copy()
+    if isinstance(settings, Mapping):
+        for k, v in settings.items():
+            df[k] = [v] * len(df) if isinstance(v, list | tuple) else v
+        keys = list(settings)
+    else:
+        keys = [k for k in settings if k in df.columns]
+    df = df.drop(columns=[c for c in CHECK_COLUMNS if c in df.columns])
+    row_cols = [c for c in df.columns if c not in keys]
+    n = len(df)
+    version = _package_version()
+    texts = {c: [canon(v) for v in df[c]] for c in row_cols}
+    sett = {k: canon(df[k].iloc[0]) if n else "" for k in keys}
+    df["design_row"] = np.arange(1, n + 1)
+    df["row_check"] = ["".join(_h(str(i + 1), c, texts[c][i])[:_CHUNK] for c in row_cols)
+                       for i in range(n)]
+    sett_check = "".join(_h("0", k, v)[:_CHUNK] for k, v in sett.items())
+    df["design_check"] = (f"{DESIGN_FORMAT} rows={n} sha256="
+                          f"{_digest(n, row_cols, sett, texts, version)} settings={sett_check}")
+    df["sealed_columns"] = " ".join(row_cols) + " | " + " ".join(keys)
+    df["evalstats_version"] = version
+    return df
+
+
+def read_design(path: Any) -> pd.DataFrame:
+    """Read a design CSV (identifiers kept as written); clear errors for empty files."""
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"design {str(p)!r} does not exist (or is not a file).")
+    if p.stat().st_size == 0:
+        raise DesignError(f"{p.name}: the design is empty (expected the CSV written by "
+                          "`evalstats sample`).")
+    try:
+        df = pd.read_csv(p, dtype={"id": str}, keep_default_na=True)
+    except pd.errors.EmptyDataError:
+        raise DesignError(f"{p.name}: the design has no columns (expected the CSV written "
+                          "by `evalstats sample`).") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise DesignError(f"{p.name}: cannot be read as CSV ({err}).") from err
+    df.columns = [str(c).strip() for c in df.columns]
+    if len(df) == 0:
+        raise DesignError(f"{p.name}: the design has a header but no rows (expected one row "
+                          "per item to label, as written by `evalstats sample`).")
+    return df
+
+
+# -- verification --------------------------------------------------------------------------------
+
+def _cell(source: str, df: pd.DataFrame, i: int, column: str, expected: str) -> DesignError:
+    mask = np.zeros(len(df), dtype=bool)
+    mask[i] = True
+    return DesignError(str(bad_cell(source, df, mask, column, expected)))
+
+
+def _first(mask: np.ndarray) -> int | None:
+    idx = np.flatnonzero(mask)
+    return int(idx[0]) if len(idx) else None
+
+
+def _numbers(df: pd.DataFrame, column: str) -> np.ndarray:
+    return pd.to_numeric(df[column], errors="coerce").to_numpy(float)
+
+
+def _measure_ok(name: str) -> bool:
+    return name in MEASURES or bool(re.fullmatch(r"f_(alpha|beta)=[0-9.eE+-]+", name))
+
+
+def _check_values(df: pd.DataFrame, source: str) -> None:
+    """Value rules of the known design columns, each refusal naming row and column."""
+    n = len(df)
+    if "id" in df:
+        ids = [canon(v) for v in df["id"]]
+        bad = _first(np.array([t == "" for t in ids]))
+        if bad is not None:
+            raise _cell(source, df, bad, "id", "an identifier")
+        seen: dict[str, int] = {}
+        for i, t in enumerate(ids):
+            if t in seen:
+                raise _cell(source, df, i, "id", f"a unique identifier (row {seen[t] + 2} "
+                            "has the same id: was a row copied?)")
+            seen[t] = i
+    for col in df.columns:
+        if col == "weight" or col.startswith("weight_"):
+            x = _numbers(df, col)
+            bad = _first(~(np.isfinite(x) & (x > 0)))
+            if bad is not None:
+                raise _cell(source, df, bad, col, "a positive finite weight")
+        elif col in ("q", "pi", "inclusion_prob") or col.startswith("pi_"):
+            x = _numbers(df, col)
+            bad = _first(~(np.isfinite(x) & (x > 0) & (x <= 1)))
+            if bad is not None:
+                raise _cell(source, df, bad, col, "a probability in (0, 1]")
+        elif col.startswith(("pred", "score")) or col in ("n_draws", "first_draw"):
+            x = _numbers(df, col)
+            bad = _first(~np.isfinite(x))
+            if col in ("n_draws", "first_draw") and bad is None:
+                bad = _first((x != np.round(x)) | (x < (1 if col == "n_draws" else 0)))
+            if bad is not None:
+                raise _cell(source, df, bad, col, "a number" if col.startswith(
+                    ("pred", "score")) else "a whole number")
+    if "draw_seq" in df:
+        _check_draw_seq(df, source)
+    if "measure" in df:
+        names = df["measure"].astype(str).str.strip()
+        bad = _first(~names.map(_measure_ok).to_numpy(bool))
+        if bad is not None:
+            raise _cell(source, df, bad, "measure", f"one of {', '.join(MEASURES)}")
+    for col, low, high in (("alpha", 0, 1), ("epsilon", 0, 1)):
+        if col in df:
+            x = _numbers(df, col)
+            blank = np.array([canon(v) == "" for v in df[col]])
+            bad = _first(~blank & ~((x >= low) & (x <= high)))
+            if bad is not None:
+                raise _cell(source, df, bad, col, f"a number in [{low}, {high}]")
+    if "pool_size" in df:
+        x = _numbers(df, "pool_size")
+        bad = _first(~np.isfinite(x) | (x != np.round(x)) | (x < n))
+        if bad is not None:
+            raise _cell(source, df, bad, "pool_size",
+                        f"a whole number at least the number of rows ({n})")
+
+
+def _check_draw_seq(df: pd.DataFrame, source: str) -> None:
+    owner: dict[int, int] = {}
+    n_draws = _numbers(df, "n_draws") if "n_draws" in df else None
+    for i, s in enumerate(df["draw_seq"]):
+        parts = str(s).split(";")
+        try:
+            seq = [int(p) for p in parts]
+        except ValueError:
+            raise _cell(source, df, i, "draw_seq", "draw positions separated by ';'") from None
+        if min(seq) < 0:
+            raise _cell(source, df, i, "draw_seq", "non-negative draw positions")
+        if n_draws is not None and len(seq) != n_draws[i]:
+            raise _cell(source, df, i, "draw_seq", f"{n_draws[i]:g} positions (column "
+                        f"'n_draws' of the same row)")
+        for p in seq:
+            if p in owner:
+                raise _cell(source, df, i, "draw_seq", f"positions no other row has (draw "
+                            f"{p} is also on row {owner[p] + 2}: was a row copied?)")
+            owner[p] = i
+    gaps = sorted(set(range(max(owner) + 1)) - set(owner))
+    if gaps:
+        raise DesignError(f"{source}: draw {gaps[0]} of the draw sequence is on no row "
+                          f"({len(gaps)} draw(s) missing): rows were deleted from the design.")
+
+
+def verify_design(design: Any, *, source: str = "design", require_seal: bool = False,
+                  ) -> tuple[pd.DataFrame, Notes]:
+    """Check a design table; return it in written row order, with notes.
+
+    Raises :class:`DesignError` naming ``source``, the row (as a spreadsheet numbers it:
+    the header is row 1) and the column of the first inconsistency: deleted, copied or
+    edited rows, edited settings, non-positive or NaN weights, repeated draw positions,
+    an unknown measure. A table without the integrity columns is refused when
+    ``require_seal`` (the command line); otherwise it is checked value by value, with a note.
+    """
+    if not isinstance(design, pd.DataFrame):
+        raise fail("design", "the DataFrame returned by `active_design`",
+                   got=f"an object of type {type(design).__name__}", exc=TypeError)
+    notes = Notes()
+    if len(design) == 0:
+        raise DesignError(f"{source}: the design has no rows (expected one row per item "
+                          "to label, as `active_design` returns).")
+    design = design.reset_index(drop=True)
+    if "design_check" not in design.columns:
+        if require_seal:
+            raise DesignError(
+                f"{source}: not a design written by `evalstats sample` (it has no "
+                f"'design_check' column), so its integrity cannot be checked. Write the design "
+                f"with `evalstats sample` (or `active_design`) and add only a label column.")
+        missing = [c for c in LEGACY_COLUMNS if c not in design.columns]
+        if missing:
+            raise _lacks(source, ", ".join(missing))
+        _check_values(design, source)
+        notes.add("The design carries no integrity check (no 'design_check' column); its "
+                  "values were checked one by one only.")
+        return design, notes
+    for c in CHECK_COLUMNS:
+        if c not in design.columns:
+            raise _lacks(source, f"{c} (an integrity column)")
+    for c in ("design_check", "sealed_columns", "evalstats_version"):
+        vals = design[c].astype(str)
+        bad = _first((vals != vals.iloc[0]).to_numpy())
+        if bad is not None:
+            raise _cell(source, design, bad, c, "the same value on every row (as on row 2)")
+    row_part, _, set_part = str(design["sealed_columns"].iloc[0]).partition(" | ")
+    row_cols, keys = row_part.split(), set_part.split()
+    missing = [c for c in row_cols + keys if c not in design.columns]
+    if missing:
+        raise _lacks(source, ", ".join(missing))
+    m = re.fullmatch(rf"{re.escape(DESIGN_FORMAT)} rows=(\d+) sha256=([0-9a-f]{{32}}) "
+                     rf"settings=([0-9a-f]*)", str(design["design_check"].iloc[0]).strip())
+    if m is None or len(m.group(3)) != _CHUNK * len(keys):
+        raise _cell(source, design, 0, "design_check", f"the check written by evalstats "
+                    f"('{DESIGN_FORMAT} rows=... sha256=... settings=...')")
+    n_written = int(m.group(1))
+    for k in keys:                                     # settings: same on every row
+        t = [canon(v) for v in design[k]]
+        bad = _first(np.array([x != t[0] for x in t]))
+        if bad is not None:
+            raise _cell(source, design, bad, k, f"the same value on every row (the design's "
+                        f"setting; row 2 has {design[k].iloc[0]!r})")
+    order = _check_rows(design, source, n_written)
+    _check_values(design, source)
+    texts = {c: [canon(v) for v in design[c]] for c in row_cols}
+    rows = pd.to_numeric(design["design_row"]).to_numpy(int)
+    for i in range(len(design)):
+        got = str(design["row_check"].iloc[i]).strip()
+        for j, c in enumerate(row_cols):
+            if _h(str(rows[i]), c, texts[c][i])[:_CHUNK] != got[j * _CHUNK:(j + 1) * _CHUNK]:
+                raise _cell(source, design, i, c, "the value evalstats wrote (this cell was "
+                            "edited after the design was written: its row check fails)")
+    sett = {k: canon(design[k].iloc[0]) for k in keys}
+    for j, (k, v) in enumerate(sett.items()):
+        if _h("0", k, v)[:_CHUNK] != m.group(3)[j * _CHUNK:(j + 1) * _CHUNK]:
+            raise DesignError(f"{source}, column {k!r} (every row): expected the setting "
+                              f"evalstats wrote; got {design[k].iloc[0]!r}, edited after "
+                              "the design was written.")
+    ordered = {c: [texts[c][i] for i in order] for c in row_cols}
+    version = str(design["evalstats_version"].iloc[0])
+    if _digest(n_written, row_cols, sett, ordered, version) != m.group(2):
+        raise DesignError(f"{source}: the design's checksum (column 'design_check') fails: the "
+                          f"file was changed after it was written (e.g. column "
+                          f"'evalstats_version'). Write it again with `evalstats sample`.")
+    if not np.array_equal(order, np.arange(len(design))):
+        notes.add("The design's rows were re-sorted; they were put back in written order.")
+    return design.iloc[order].reset_index(drop=True), notes
+
+
+def _lacks(source: str, what: str) -> DesignError:
+    err = fail("design", "a table with the columns of `active_design`",
+               got=f"no column(s) {what}", remedy="Keep every column `evalstats sample` "
+               "wrote; add only a label column.", exc=DesignError)
+    return err if source == "design" else DesignError(f"{source}: {err}")
+
+
+def _check_rows(design: pd.DataFrame, source: str, n_written: int) -> np.ndarray:
+    """Deleted, copied or renumbered rows, from ``design_row``; the written row order."""
+    x = _numbers(design, "design_row")
+    bad = _first(~np.isfinite(x) | (x != np.round(x)) | (x < 1) | (x > n_written))
+    if bad is not None:
+        raise _cell(source, design, bad, "design_row", f"a row number 1..{n_written}")
+    seen: dict[int, int] = {}
+    for i, r in enumerate(x.astype(int)):
+        if r in seen:
+            raise _cell(source, design, i, "design_row",
+                        f"a row number not used before (design row {r} is also on row "
+                        f"{seen[r] + 2}: {len(design) - n_written} row(s) too many; a row "
+                        "was copied)")
+        seen[r] = i
+    if len(design) < n_written:
+        lost = sorted(set(range(1, n_written + 1)) - set(seen))
+        where = (f"after row {seen[lost[0] - 1] + 2}" if lost[0] - 1 in seen
+                 else "at the start")
+        raise DesignError(f"{source}: design row {lost[0]} of {n_written} is missing "
+                          f"({where}); {len(lost)} row(s) were deleted after the design "
+                          f"was written. Use the file `evalstats sample` wrote.")
+    return np.argsort(x, kind="stable")
+
+
+# -- labels ---------------------------------------------------------------------------------------
+
+def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
+                 ) -> tuple[np.ndarray, np.ndarray, Notes]:
+    """Labels aligned with the design rows (NaN where missing), their source rows, notes.
+
+    ``labels``: aligned with the rows, a Series/dict keyed by id, or a DataFrame with
+    ``id`` and ``label`` columns. Ids match exactly, or as the same number (``10559.0``
+    is ``10559``: integer ids written as floats); labels for ids not in the design are
+    reported in a note. The source rows (``-1``: none) let later refusals name them.
+    """
+    notes = Notes()
+    n = len(design)
+    table = isinstance(labels, pd.DataFrame)
+    if table:
+        if "label" not in labels.columns or "id" not in labels.columns:
+            raise fail("labels", "a DataFrame with columns 'id' and 'label'",
+                       got=f"columns {list(labels.columns)}")
+        lab_ids, values = list(labels["id"]), labels["label"].reset_index(drop=True)
+    elif isinstance(labels, dict):
+        lab_ids, values = list(labels), pd.Series(list(labels.values()), dtype=object)
+    elif isinstance(labels, pd.Series) and not isinstance(labels.index, pd.RangeIndex):
+        lab_ids, values = list(labels.index), labels.reset_index(drop=True)
+    else:
+        arr = np.asarray(labels)
+        if arr.shape != (n,):
+            raise fail("labels", f"one label per design row ({n})", got=f"shape {arr.shape}",
+                       remedy="Or pass a DataFrame with 'id' and 'label' columns.")
+        y = _numeric_labels(pd.Series(arr, dtype=object), source, table=False)
+        return y, np.arange(n), notes
+    y_src = _numeric_labels(values, source, table=table)
+    exact = [str(v) for v in design["id"]]
+    keys = [canon(v) for v in design["id"]]
+    use_canon = len(set(keys)) == n
+    pos = {k: i for i, k in enumerate(keys if use_canon else exact)}
+    y = np.full(n, np.nan)
+    src = np.full(n, -1)
+    unknown, renamed = [], []
+    for r, (lid, v) in enumerate(zip(lab_ids, y_src, strict=True)):
+        k = canon(lid) if use_canon else str(lid)
+        i = pos.get(k)
+        if i is None:
+            unknown.append(lid)
+            continue
+        if src[i] >= 0 and not (y[i] == v or (np.isnan(y[i]) and np.isnan(v))):
+            where = f"{source}, row {r + 2}" if table else f"`{source}`"
+            raise DesignError(f"{where}, column 'label': expected one label per id; id "
+                              f"{lid!r} has {y[i]:g} on row {src[i] + 2} and {v:g} here.")
+        if str(lid) != exact[i]:
+            renamed.append((lid, design["id"].iloc[i]))
+        y[i], src[i] = v, r
+    if renamed:
+        notes.add(f"{len(renamed)} label id(s) were written differently from the design's "
+                  f"and matched as the same number (e.g. {renamed[0][0]!r} to design id "
+                  f"{renamed[0][1]!r}).")
+    if unknown:
+        notes.add(f"{len(unknown)} label(s) in {source} have ids that are not in the design "
+                  f"and were ignored (e.g. {', '.join(map(repr, unknown[:3]))}).")
+    if not np.isfinite(y).any():
+        hint = (f"; e.g. design id {design['id'].iloc[0]!r}, label id {lab_ids[0]!r}"
+                if lab_ids else " (it has no rows)")
+        raise fail(f"{source}", "labels for the design's ids",
+                   got=f"no label for any of the {n} design ids{hint}", exc=DesignError,
+                   verb="must give")
+    return y, src, notes
+
+
+def _numeric_labels(values: pd.Series, source: str, *, table: bool) -> np.ndarray:
+    num = pd.to_numeric(values, errors="coerce").to_numpy(float)
+    blank = np.array([canon(v) == "" for v in values])
+    bad = _first(np.isnan(num) & ~blank)
+    if bad is not None:
+        where = f"{source}, row {bad + 2}, column 'label'" if table else \
+            f"`{source}` at position {bad}"
+        raise TypeError(f"{where}: expected numeric labels; got {values.iloc[bad]!r}.")
+    return num
+
+
+def label_domain(design: pd.DataFrame) -> tuple[np.ndarray | None, str]:
+    """Allowed labels of the design's measure (``None``: any finite number) and a text."""
+    name = str(design["measure"].iloc[0]).strip() if "measure" in design else "f1"
+    if name == "squared":
+        return None, "a finite number"
+    n_cls = sum(c.startswith("score_") for c in design.columns)
+    if n_cls > 2 and not (name.startswith("f") or name in ("precision", "recall")):
+        return np.arange(n_cls), f"a class label 0..{n_cls - 1} (the pool has {n_cls} classes)"
+    return np.array([0, 1]), f"0 or 1 (the measure {name!r} is defined for binary labels)"
+
+
+def check_label_domain(design: pd.DataFrame, y: np.ndarray, src: np.ndarray, *,
+                       source: str = "labels", table: bool = True) -> None:
+    """Refuse labels outside the measure's label set, naming the source row."""
+    allowed, text = label_domain(design)
+    known = ~np.isnan(y)
+    bad = known & (~np.isfinite(y) if allowed is None else ~np.isin(y, allowed))
+    i = _first(bad)
+    if i is None:
+        return
+    more = f" ({int(bad.sum()) - 1} more like it)" if bad.sum() > 1 else ""
+    if table and src[i] >= 0:
+        where = f"{source}, row {src[i] + 2}, column 'label'"
+    else:
+        where = f"`{source}` at design row {i + 2} (id {design['id'].iloc[i]!r})"
+    raise DesignError(f"{where}: expected {text}; got {y[i]:g}{more}.")
+
+
+def cut_at_first_unlabeled(design: pd.DataFrame, y: np.ndarray, draw_row: np.ndarray,
+                           notes: Notes) -> np.ndarray:
+    """The draw sequence up to the first draw of an unlabeled item, with a clear warning.
+
+    A with-replacement design may be stopped only at a position of its draw sequence
+    fixed in advance of the labels, so every label drawn after the first missing one is
+    unused; the note says how many and which item to label.
+    """
+    known = np.isfinite(y)
+    if known.all():
+        return draw_row
+    lab = known[draw_row]
+    stop = int(np.argmin(lab))
+    used = len(np.unique(draw_row[:stop]))
+    ignored = int(known.sum()) - used
+    row = int(draw_row[stop])
+    msg = (f"{int((~known).sum())} design item(s) have no label. The first, id "
+           f"{design['id'].iloc[row]!r} (design row {row + 2}), is draw {stop + 1} of "
+           f"{len(draw_row)}, so the estimate uses only the {stop} draws before it "
+           f"({used} labeled items); {ignored} labeled item(s) drawn later are ignored, "
+           f"because the draw sequence may only be cut at a fixed position. This is the "
+           f"valid estimate from the labeled prefix; label the missing item(s) to use every "
+           f"label.")
+    if ignored > 0:
+        notes.warn(UnusedLabelsWarning, msg)
+    else:
+        notes.add(msg)
+    return draw_row[:stop]
+
+
+def design_and_labels(design: Any, labels: Any, *, source: str = "design",
+                      labels_source: str = "labels", require_seal: bool = False,
+                      ) -> tuple[pd.DataFrame, np.ndarray, Notes]:
+    """:func:`verify_design`, :func:`match_labels` and :func:`check_label_domain` in one:
+    the checked design in written order, its labels (NaN: none) and the notes."""
+    design, notes = verify_design(design, source=source, require_seal=require_seal)
+    y, src, label_notes = match_labels(design, labels, source=labels_source)
+    check_label_domain(design, y, src, source=labels_source,
+                       table=isinstance(labels, pd.DataFrame))
+    notes.extend(label_notes)
+    return design, y, notes
