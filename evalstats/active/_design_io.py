@@ -39,14 +39,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._io import TableError, bad_cell
+from .._io import TableError
 from .._validation import fail
 from .._warnings import EvalstatsWarning, Notes
 from ._measures import MEASURES
 
 __all__ = ["DesignError", "UnusedLabelsWarning", "DESIGN_SETTINGS", "CHECK_COLUMNS",
            "seal_design", "verify_design", "read_design", "match_labels",
-           "check_label_domain", "cut_at_first_unlabeled", "design_and_labels", "canon"]
+           "check_label_domain", "cut_at_first_unlabeled", "design_and_labels", "canon",
+           "cell_error"]
 
 DESIGN_FORMAT = "evalstats-design/1"
 #: the settings columns of a with-replacement design (:meth:`ActiveEvaluator.design`)
@@ -186,10 +187,24 @@ def read_design(path: Any) -> pd.DataFrame:
 
 # -- verification --------------------------------------------------------------------------------
 
+def cell_error(source: str, df: pd.DataFrame, mask: Any, column: str, expected: str,
+               ) -> DesignError:
+    """:class:`DesignError` naming the first row of ``mask`` (a spreadsheet's numbering:
+    the header is row 1), the column and the value found there."""
+    mask = np.asarray(mask, dtype=bool)
+    i = int(np.flatnonzero(mask)[0])
+    value = df[column].iloc[i]
+    value = value.item() if isinstance(value, np.generic) else value
+    n_bad = int(mask.sum())
+    more = f" ({n_bad - 1} more row(s) like it)" if n_bad > 1 else ""
+    return DesignError(f"{source}, row {i + 2}, column {column!r}: expected {expected}; got "
+                       f"{value!r}{more}.")
+
+
 def _cell(source: str, df: pd.DataFrame, i: int, column: str, expected: str) -> DesignError:
     mask = np.zeros(len(df), dtype=bool)
     mask[i] = True
-    return DesignError(str(bad_cell(source, df, mask, column, expected)))
+    return cell_error(source, df, mask, column, expected)
 
 
 def _first(mask: np.ndarray) -> int | None:
@@ -402,7 +417,7 @@ def _check_rows(design: pd.DataFrame, source: str, n_written: int) -> np.ndarray
 # -- labels ---------------------------------------------------------------------------------------
 
 def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
-                 ) -> tuple[np.ndarray, np.ndarray, Notes]:
+                 label_column: str = "label") -> tuple[np.ndarray, np.ndarray, Notes]:
     """Labels aligned with the design rows (NaN where missing), their source rows, notes.
 
     ``labels``: aligned with the rows, a Series/dict keyed by id, or a DataFrame with
@@ -427,9 +442,9 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
         if arr.shape != (n,):
             raise fail("labels", f"one label per design row ({n})", got=f"shape {arr.shape}",
                        remedy="Or pass a DataFrame with 'id' and 'label' columns.")
-        y = _numeric_labels(pd.Series(arr, dtype=object), source, table=False)
+        y = _numeric_labels(pd.Series(arr, dtype=object), source, label_column, table=False)
         return y, np.arange(n), notes
-    y_src = _numeric_labels(values, source, table=table)
+    y_src = _numeric_labels(values, source, label_column, table=table)
     exact = [str(v) for v in design["id"]]
     keys = [canon(v) for v in design["id"]]
     use_canon = len(set(keys)) == n
@@ -445,7 +460,7 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
             continue
         if src[i] >= 0 and not (y[i] == v or (np.isnan(y[i]) and np.isnan(v))):
             where = f"{source}, row {r + 2}" if table else f"`{source}`"
-            raise DesignError(f"{where}, column 'label': expected one label per id; id "
+            raise DesignError(f"{where}, column {label_column!r}: expected one label per id; id "
                               f"{lid!r} has {y[i]:g} on row {src[i] + 2} and {v:g} here.")
         if str(lid) != exact[i]:
             renamed.append((lid, design["id"].iloc[i]))
@@ -466,12 +481,13 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
     return y, src, notes
 
 
-def _numeric_labels(values: pd.Series, source: str, *, table: bool) -> np.ndarray:
+def _numeric_labels(values: pd.Series, source: str, column: str, *, table: bool,
+                    ) -> np.ndarray:
     num = pd.to_numeric(values, errors="coerce").to_numpy(float)
     blank = np.array([canon(v) == "" for v in values])
     bad = _first(np.isnan(num) & ~blank)
     if bad is not None:
-        where = f"{source}, row {bad + 2}, column 'label'" if table else \
+        where = f"{source}, row {bad + 2}, column {column!r}" if table else \
             f"`{source}` at position {bad}"
         raise TypeError(f"{where}: expected numeric labels; got {values.iloc[bad]!r}.")
     return num
@@ -489,7 +505,8 @@ def label_domain(design: pd.DataFrame) -> tuple[np.ndarray | None, str]:
 
 
 def check_label_domain(design: pd.DataFrame, y: np.ndarray, src: np.ndarray, *,
-                       source: str = "labels", table: bool = True) -> None:
+                       source: str = "labels", table: bool = True,
+                       label_column: str = "label") -> None:
     """Refuse labels outside the measure's label set, naming the source row."""
     allowed, text = label_domain(design)
     known = ~np.isnan(y)
@@ -499,7 +516,7 @@ def check_label_domain(design: pd.DataFrame, y: np.ndarray, src: np.ndarray, *,
         return
     more = f" ({int(bad.sum()) - 1} more like it)" if bad.sum() > 1 else ""
     if table and src[i] >= 0:
-        where = f"{source}, row {src[i] + 2}, column 'label'"
+        where = f"{source}, row {src[i] + 2}, column {label_column!r}"
     else:
         where = f"`{source}` at design row {i + 2} (id {design['id'].iloc[i]!r})"
     raise DesignError(f"{where}: expected {text}; got {y[i]:g}{more}.")
@@ -537,12 +554,13 @@ def cut_at_first_unlabeled(design: pd.DataFrame, y: np.ndarray, draw_row: np.nda
 
 def design_and_labels(design: Any, labels: Any, *, source: str = "design",
                       labels_source: str = "labels", require_seal: bool = False,
-                      ) -> tuple[pd.DataFrame, np.ndarray, Notes]:
+                      label_column: str = "label") -> tuple[pd.DataFrame, np.ndarray, Notes]:
     """:func:`verify_design`, :func:`match_labels` and :func:`check_label_domain` in one:
     the checked design in written order, its labels (NaN: none) and the notes."""
     design, notes = verify_design(design, source=source, require_seal=require_seal)
-    y, src, label_notes = match_labels(design, labels, source=labels_source)
+    y, src, label_notes = match_labels(design, labels, source=labels_source,
+                                       label_column=label_column)
     check_label_domain(design, y, src, source=labels_source,
-                       table=isinstance(labels, pd.DataFrame))
+                       table=isinstance(labels, pd.DataFrame), label_column=label_column)
     notes.extend(label_notes)
     return design, y, notes
