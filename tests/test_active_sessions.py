@@ -65,6 +65,22 @@ def test_pool_is_stored_as_column_blocks(tmp_path):
     assert back.n_labels == 20 and back.result().estimate == ev.result().estimate
 
 
+def test_explicit_predictions_and_model_names_round_trip(tmp_path):
+    p, y = _pool(300)
+    preds = pd.DataFrame({"model": (p > 0.3).astype(int), "other": (p > 0.7).astype(int)})
+    ev = ActiveEvaluator(p, "f1", predictions=preds, rng=0, path=tmp_path / "a.db")
+    one = ActiveEvaluator(p, "f1", predictions=(p > 0.3).astype(int), rng=0,
+                          path=tmp_path / "b.db")
+    for e in (ev, one):
+        ids = e.query(10)
+        e.update(ids, y[ids])
+    back = ActiveEvaluator.open(tmp_path / "a.db")
+    assert back._pool.model_names == ["model", "other"]
+    np.testing.assert_array_equal(back._pool.preds, ev._pool.preds)
+    np.testing.assert_array_equal(ActiveEvaluator.open(tmp_path / "b.db")._pool.preds,
+                                  one._pool.preds)
+
+
 @pytest.mark.parametrize("ids", [
     np.array([f"doc-{i}" for i in range(300)]),
     np.arange(300)[::-1] * 7 + 10**12,

@@ -73,15 +73,27 @@ _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
 def pool_arrays(cols: Mapping[str, np.ndarray], meta: Mapping[str, Any],
-                ) -> tuple[np.ndarray, pd.DataFrame, np.ndarray | None, np.ndarray]:
-    """``(scores, predictions, variance, ids)`` from the pool columns of a session file."""
+                ) -> tuple[np.ndarray, pd.DataFrame | None, np.ndarray | None, np.ndarray]:
+    """``(scores, predictions, variance, ids)`` from the pool columns of a session file
+    (predictions ``None`` when they are the default ``scores > 0.5`` of one model)."""
     names = list(cols)
     scols = [c for c in names if c == "s" or c.startswith("s_")]
     scores = cols["s"] if scols == ["s"] else np.column_stack([cols[c] for c in scols])
     pcols = [c for c in names if c.startswith("pred_")]
+    if (meta["model_names"] == ["model"] and scols == ["s"] and "var" not in cols
+            and not meta.get("raw_scores") and _is_default_prediction(scores, cols[pcols[0]])):
+        return scores, None, None, cols["id"]    # the default p > 0.5: no copy to validate
     preds = pd.DataFrame({m: cols[c] for m, c in zip(meta["model_names"], pcols, strict=True)},
                          copy=False)
     return scores, preds, cols.get("var"), cols["id"]
+
+
+def _is_default_prediction(scores: np.ndarray, pred: np.ndarray, block: int = 1 << 20) -> bool:
+    """Whether ``pred`` is ``scores > 0.5`` (block by block, no full-size temporaries)."""
+    for start in range(0, scores.shape[0], block):
+        if not np.array_equal(scores[start:start + block] > 0.5, pred[start:start + block]):
+            return False
+    return True
 
 
 def _package_version() -> str:
@@ -229,8 +241,12 @@ class StateStore:
                 view = memoryview(data)
                 for c, start in enumerate(range(0, max(view.nbytes, 1), CHUNK_BYTES)):
                     block = view[start:start + CHUNK_BYTES]
-                    con.execute("INSERT INTO pool VALUES (?, ?, ?, ?, ?, ?)",
-                                (str(name), c, kind, n, zlib.crc32(block), block))
+                    cur = con.execute("INSERT INTO pool VALUES (?, ?, ?, ?, ?, zeroblob(?))",
+                                      (str(name), c, kind, n, zlib.crc32(block), block.nbytes))
+                    # write in place, in slices: SQLite never holds a second full copy
+                    with con.blobopen("pool", "data", cur.lastrowid) as blob:
+                        for k in range(0, block.nbytes, 1 << 23):
+                            blob.write(block[k:k + (1 << 23)])
             full = dict(meta, format=FORMAT, version=0, pool_columns=columns,
                         pool_size=n_pool, created_with=_package_version())
             con.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
