@@ -15,6 +15,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import evalstats as es
 from evalstats.active import active_design, estimate_from_labels
@@ -197,6 +199,8 @@ def test_unsealed_design_is_still_checked_value_by_value(pool):
     bad.loc[3, "weight"] = np.nan
     with pytest.raises(DesignError, match=r"design, row 5, column 'weight'"):
         estimate_from_labels(bad, labels)
+    with pytest.raises(DesignError, match=r"^design: the design has no rows"):
+        estimate_from_labels(design.iloc[:0], labels[:0])          # header only: no IndexError
     with pytest.raises(DesignError, match=r"draw \d+ of the draw sequence is on no row"):
         estimate_from_labels(plain.drop(index=[10, 11]), labels[np.r_[0:10, 12:60]])
 
@@ -430,3 +434,68 @@ def test_generic_seal_with_settings_mapping():
     bad.loc[2, "batch"] = 0
     with pytest.raises(DesignError, match=r"row 4, column 'batch': expected the value"):
         verify_design(bad)
+
+
+# -- properties (hypothesis) -----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_design(pool):
+    return active_design(pool["prob"], 25, "f1", rng=2, predictions=pool["pred"])
+
+
+_VALUES = st.one_of(st.integers(-5, 10**6), st.floats(allow_nan=True, allow_infinity=True),
+                    st.text(max_size=6), st.none())
+
+
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_single_cell_edit_is_detected(small_design, data):
+    d = small_design
+    i = data.draw(st.integers(0, len(d) - 1), label="row")
+    col = data.draw(st.sampled_from(list(d.columns)), label="column")
+    new = data.draw(_VALUES, label="value")
+    edited = d.copy()
+    edited[col] = edited[col].astype(object)
+    edited.loc[i, col] = new
+    if canon(new) == canon(d[col].iloc[i]) or (col in ("row_check", "design_check",
+                                                       "sealed_columns", "evalstats_version")
+                                               and str(new).strip() == str(d[col].iloc[i])):
+        verify_design(edited)                                # the same value: accepted
+    else:
+        with pytest.raises(DesignError, match=r"^design(, row \d+, column '[\w]+'|, column|:)"):
+            verify_design(edited)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(order=st.lists(st.integers(0, 24), min_size=1, max_size=40))
+def test_rows_deleted_or_copied_are_detected_resorting_is_not(small_design, order):
+    edited = small_design.iloc[order]
+    if sorted(order) == list(range(25)):
+        back, _ = verify_design(edited)
+        pd.testing.assert_frame_equal(back, small_design)
+    else:
+        with pytest.raises(DesignError, match=r"missing|copied|not used before"):
+            verify_design(edited)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(labels=st.lists(st.one_of(st.sampled_from([0, 1, 0.0, 1.0, np.nan]),
+                                 st.floats(-3, 3), st.integers(-3, 3)), min_size=25,
+                       max_size=25))
+def test_labels_outside_0_1_are_refused_whatever_the_largest(small_design, labels):
+    y = np.array(labels, dtype=float)
+    known = ~np.isnan(y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if (known & ~np.isin(y, (0, 1))).any():
+            with pytest.raises(DesignError, match="expected 0 or 1"):
+                estimate_from_labels(small_design, y)
+        elif not known.any():
+            with pytest.raises(DesignError, match="no label for any"):
+                estimate_from_labels(small_design, y)
+        else:
+            res = estimate_from_labels(small_design, y)
+            assert res.n_labels <= int(known.sum())
