@@ -40,13 +40,9 @@ from .._validation import (
 )
 from .._warnings import Notes
 from ._calibration import CALIBRATIONS, fit_calibration
-from ._design_io import (
-    DESIGN_SETTINGS,
-    cut_at_first_unlabeled,
-    design_and_labels,
-    seal_design,
-)
+from ._design_io import DESIGN_SETTINGS, seal_design
 from ._estimators import ActiveEstimate, LabeledSample, make_estimate
+from ._labels_io import cut_at_first_unlabeled, design_and_labels
 from ._measures import MeasureSpec, companion_specs, measure_spec
 from ._proposals import (
     Pool,

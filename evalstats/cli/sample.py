@@ -141,7 +141,8 @@ def run_estimate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..active import estimate_from_labels
-    from ..active._design_io import design_and_labels, read_design
+    from ..active._design_io import read_design
+    from ..active._labels_io import design_and_labels
 
     design = read_design(args.design)
     dname = Path(args.design).name
