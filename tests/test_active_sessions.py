@@ -372,3 +372,27 @@ def test_sigkill_while_labeling_loses_no_acknowledged_label(tmp_path, trial):
         assert set(acked_all) <= set(ev._labels)             # 0 acknowledged labels lost
         assert all(ev._labels[i] == y[i] for i in ev._labels)
         assert ev.result().n_labels >= len(set(acked_all)) - 3
+
+
+def test_read_only_session_and_write_failure_are_clear(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root can write read-only files")
+    _, path, _ = _session(tmp_path)
+    path.chmod(0o444)
+    try:
+        with pytest.raises(SessionFileError, match="not writable"):
+            ActiveEvaluator.open(path)
+    finally:
+        path.chmod(0o644)
+
+
+def test_stale_temporary_is_removed_when_the_session_is_opened(tmp_path):
+    _, path, _ = _session(tmp_path)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    stale = tmp_path / f".s.db.creating-{int(dead.stdout)}-abcd1234"
+    stale.write_bytes(b"partial")
+    mine = tmp_path / f".s.db.creating-{os.getpid()}-abcd1234"
+    mine.write_bytes(b"in progress")
+    ActiveEvaluator.open(path)
+    assert not stale.exists() and mine.exists()

@@ -186,6 +186,11 @@ class StateStore:
         p = str(self.path)
         if not self.path.exists():
             return SessionFileError(f"The session file {p!r} does not exist.")
+        parent = self.path.parent if str(self.path.parent) else Path(".")
+        if not (os.access(self.path, os.R_OK | os.W_OK) and os.access(parent, os.W_OK)):
+            return SessionFileError(
+                f"The session file {p!r} (or its directory) is not writable by this user; "
+                f"a session needs both. Copy it to a writable directory and open the copy.")
         if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
             return SessionFileError(
                 f"The session file {p!r} stayed locked by another process for more than "
@@ -213,6 +218,10 @@ class StateStore:
         try:
             self._build(tmp, pool, meta)
             self._publish(tmp, path)
+        except sqlite3.Error as err:
+            tmp.unlink(missing_ok=True)
+            raise SessionFileError(f"Cannot write the session file {str(path)!r} "
+                                   f"({type(err).__name__}: {err}); nothing was created.") from None
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -288,11 +297,18 @@ class StateStore:
         for tmp in parent.glob(f".{self.path.name}.creating-*"):
             try:
                 pid = int(tmp.name.rsplit(".creating-", 1)[1].split("-")[0])
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                tmp.unlink(missing_ok=True)
-            except (ValueError, IndexError, PermissionError, OSError):
+                if pid == os.getpid():
+                    continue                     # this process's own creation
+                os.kill(pid, 0)                  # raises if no such process
                 continue
+            except ProcessLookupError:
+                pass
+            except (ValueError, IndexError, OSError):
+                continue
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
 
     # -- writes --------------------------------------------------------------------------------
     def append(self, *, draws: list[tuple] = (), labels: list[tuple] = (),
@@ -362,6 +378,7 @@ class StateStore:
     def load(self) -> tuple[dict[str, Any], dict[str, np.ndarray], pd.DataFrame, pd.DataFrame]:
         """``(meta, pool columns, draws, labels)``; refuses damaged or foreign files."""
         self._check_header()
+        self._remove_stale_temporaries(self.path.parent if str(self.path.parent) else Path("."))
         con = self._connect()
         try:
             try:
