@@ -28,6 +28,7 @@ from evalstats.active import ActiveEvaluator, active_evaluate
 from evalstats.active._state import (
     SessionConflictError,
     SessionFileError,
+    StateStore,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -396,3 +397,38 @@ def test_stale_temporary_is_removed_when_the_session_is_opened(tmp_path):
     mine.write_bytes(b"in progress")
     ActiveEvaluator.open(path)
     assert not stale.exists() and mine.exists()
+
+
+def test_creation_race_never_overwrites(tmp_path):
+    """Two creators of one path: the second is refused when it publishes (ValueError)."""
+    p, _ = _pool(100)
+    path = tmp_path / "s.db"
+    first = StateStore(path)
+    second = StateStore(path)
+    pool = {"id": np.arange(100), "s": p}
+    first.create(pool, {"who": "first"})
+    with pytest.raises(ValueError, match="must be a new file"):
+        second._publish(_built(second, tmp_path, pool), path)
+    con = sqlite3.connect(path)
+    assert json.loads(con.execute("SELECT value FROM meta WHERE key='who'").fetchone()[0]) \
+        == "first"
+    con.close()
+
+
+def _built(store, tmp_path, pool):
+    tmp = tmp_path / ".s.db.creating-0-test"
+    store._build(tmp, pool, {"who": "second"})
+    return tmp
+
+
+def test_foreign_column_kind_is_refused(tmp_path):
+    _, path, _ = _session(tmp_path)
+    con = sqlite3.connect(path)
+    meta = json.loads(con.execute("SELECT value FROM meta WHERE key='pool_columns'")
+                      .fetchone()[0])
+    meta[1][1] = "O"
+    con.execute("UPDATE meta SET value = ? WHERE key = 'pool_columns'", (json.dumps(meta),))
+    con.commit()
+    con.close()
+    with pytest.raises(SessionFileError, match="damaged.*unknown column kind 'O'"):
+        ActiveEvaluator.open(path)

@@ -69,6 +69,10 @@ class SessionPathError(FileNotFoundError, ValueError):
     """A session path in a directory that does not exist (both an OSError and a ValueError)."""
 
 
+class SessionExistsError(FileExistsError, ValueError):
+    """A new session's path that already exists (both an OSError and a ValueError)."""
+
+
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 
 
@@ -157,7 +161,13 @@ def _decode_column(kind: str, data: bytes, n: int) -> np.ndarray:
         items = json.loads(data.decode("utf-8"))
         out = np.array(items, dtype=object if any(isinstance(v, str) for v in items) else None)
     else:
-        out = np.frombuffer(data, dtype=np.dtype(kind))
+        try:
+            dtype = np.dtype(kind)
+        except TypeError:
+            raise ValueError(f"unknown column kind {kind!r}") from None
+        if dtype.kind not in "biuf":
+            raise ValueError(f"unknown column kind {kind!r}")
+        out = np.frombuffer(data, dtype=dtype)
     if out.shape[0] != n:
         raise ValueError(f"expected {n} values, found {out.shape[0]}")
     return out
@@ -211,8 +221,8 @@ class StateStore:
                 f"`path` must be a file in an existing directory; got {str(path)!r}, whose "
                 f"directory {str(parent)!r} does not exist. Create the directory first.")
         if path.exists():
-            raise FileExistsError(f"`path` must be a new file; got existing file {str(path)!r}."
-                                  " Resume it with `ActiveEvaluator.open(path)`.")
+            raise SessionExistsError(f"`path` must be a new file; got existing file "
+                                     f"{str(path)!r}. Resume it with `ActiveEvaluator.open(path)`.")
         self._remove_stale_temporaries(parent)
         tmp = parent / f".{path.name}.creating-{os.getpid()}-{secrets.token_hex(4)}"
         try:
@@ -275,12 +285,12 @@ class StateStore:
         try:
             os.link(tmp, path)
         except FileExistsError:
-            raise FileExistsError(f"`path` must be a new file; got {str(path)!r}, created by "
-                                  "another process meanwhile.") from None
+            raise SessionExistsError(f"`path` must be a new file; got {str(path)!r}, created by "
+                                     "another process meanwhile.") from None
         except OSError:                      # no hard links on this file system
             if path.exists():
-                raise FileExistsError(f"`path` must be a new file; got existing file "
-                                      f"{str(path)!r}.") from None
+                raise SessionExistsError(f"`path` must be a new file; got existing file "
+                                         f"{str(path)!r}.") from None
             os.replace(tmp, path)
         tmp.unlink(missing_ok=True)
         try:
