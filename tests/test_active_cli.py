@@ -85,6 +85,13 @@ def test_labels_in_the_design_itself_and_resorted_rows(files, capsys):
     assert res.estimate == ref.estimate and any("re-sorted" in n for n in res.notes)
 
 
+def test_columns_added_by_the_user_are_ignored(pool):
+    design = active_design(pool["prob"], 30, "f1", rng=1, predictions=pool["pred"])
+    y = pool["label"].to_numpy()[design["id"]]
+    added = design.assign(score_notes="unsure", weight_comment="", label=y, annotator="ann")
+    assert estimate_from_labels(added, y).estimate == estimate_from_labels(design, y).estimate
+
+
 def test_spreadsheet_round_trip_is_accepted(files, capsys):
     """15 significant digits (what spreadsheets keep) and ids written as floats pass."""
     d = pd.read_csv(files["design"])

@@ -212,9 +212,15 @@ def _measure_ok(name: str) -> bool:
     return name in MEASURES or bool(re.fullmatch(r"f_(alpha|beta)=[0-9.eE+-]+", name))
 
 
-def _check_values(df: pd.DataFrame, source: str) -> None:
-    """Value rules of the known design columns, each refusal naming row and column."""
+def _check_values(df: pd.DataFrame, source: str, columns: Sequence[str] | None = None,
+                  ) -> None:
+    """Value rules of the known design columns, each refusal naming row and column.
+
+    Only ``columns`` (default: every column) are checked: columns a user added to a sealed
+    design (a label, notes) are never refused."""
     n = len(df)
+    if columns is not None:
+        df = df[[c for c in df.columns if c in set(columns)]]
     if "id" in df:
         ids = [canon(v) for v in df["id"]]
         bad = _first(np.array([t == "" for t in ids]))
@@ -237,7 +243,8 @@ def _check_values(df: pd.DataFrame, source: str) -> None:
             bad = _first(~(np.isfinite(x) & (x > 0) & (x <= 1)))
             if bad is not None:
                 raise _cell(source, df, bad, col, "a probability in (0, 1]")
-        elif col.startswith(("pred", "score")) or col in ("n_draws", "first_draw"):
+        elif col in ("pred", "score", "n_draws", "first_draw") or col.startswith(
+                ("pred_", "score_")):
             x = _numbers(df, col)
             bad = _first(~np.isfinite(x))
             if col in ("n_draws", "first_draw") and bad is None:
@@ -349,7 +356,7 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
             raise _cell(source, design, bad, k, f"the same value on every row (the design's "
                         f"setting; row 2 has {design[k].iloc[0]!r})")
     order = _check_rows(design, source, n_written)
-    _check_values(design, source)
+    _check_values(design, source, row_cols + keys)
     texts = {c: [canon(v) for v in design[c]] for c in row_cols}
     rows = pd.to_numeric(design["design_row"]).to_numpy(int)
     for i in range(len(design)):
