@@ -401,6 +401,18 @@ def test_seed_is_printed_when_not_given(tmp_path, capsys, pool):
     assert "using --seed" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("fmt,marker", [("text", "items to label  9"),
+                                        ("markdown", "| items to label | 9 |"),
+                                        ("html", "<th>items to label</th><td>9</td>"),
+                                        ("latex", "items to label & 9 \\\\")])
+def test_sample_prints_in_every_format(tmp_path, capsys, pool, fmt, marker):
+    pool_path = tmp_path / "pool.csv"
+    pool[["prob"]].iloc[:500].to_csv(pool_path, index=False)
+    assert main(["sample", "--pool", str(pool_path), "--score-col", "prob", "--n-labels", "9",
+                 "--seed", "2", "--format", fmt, "--out", str(tmp_path / "d.csv")]) == 0
+    assert marker in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("cmd", ["sample", "estimate"])
 def test_help(cmd, capsys):
     with pytest.raises(SystemExit):

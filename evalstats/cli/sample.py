@@ -113,10 +113,33 @@ def run_sample(args: argparse.Namespace) -> int:
                            ids=None if args.id_col is None else pool[args.id_col].to_numpy(),
                            proposal=args.proposal, epsilon=args.epsilon)
     design.to_csv(args.out, index=False)
-    print(f"{len(design)} items to label ({int(design['n_draws'].sum())} draws) written to "
-          f"{args.out}; add a 'label' column (change nothing else), then run `evalstats "
+    facts = {"items to label": len(design), "draws": int(design["n_draws"].sum()),
+             "pool size": len(pool), "measure": args.measure, "proposal": args.proposal,
+             "epsilon": args.epsilon, "seed": seed, "design file": str(args.out)}
+    print(_render_facts(facts, args.format))
+    print(f"Add a 'label' column to {args.out} (change nothing else), then run `evalstats "
           f"estimate --design {args.out}`.")
     return 0
+
+
+def _render_facts(facts: dict, fmt: str) -> str:
+    """A two-column table of ``facts`` in ``--format`` (text, markdown, html or latex)."""
+    items = [(k, str(v)) for k, v in facts.items()]
+    if fmt == "markdown":
+        return "\n".join(["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in items])
+    if fmt == "html":
+        import html
+
+        rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+                       for k, v in items)
+        return f"<table>{rows}</table>"
+    if fmt == "latex":
+        def esc(t: str) -> str:
+            return "".join("\\" + c if c in "&%$#_{}" else c for c in t)
+        body = "\n".join(f"{esc(k)} & {esc(v)} \\\\" for k, v in items)
+        return f"\\begin{{tabular}}{{ll}}\n{body}\n\\end{{tabular}}"
+    width = max(len(k) for k, _ in items)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in items)
 
 
 # -- estimate ------------------------------------------------------------------------------------
