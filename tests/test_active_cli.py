@@ -83,6 +83,8 @@ def test_labels_in_the_design_itself_and_resorted_rows(files, capsys):
     assert f"{ref.estimate:.4g}" in out
     res = estimate_from_labels(shuffled, shuffled[["id", "label"]])
     assert res.estimate == ref.estimate and any("re-sorted" in n for n in res.notes)
+    aligned = estimate_from_labels(shuffled, shuffled["label"].to_numpy())   # by position
+    assert aligned.estimate == ref.estimate
 
 
 def test_columns_added_by_the_user_are_ignored(pool):

@@ -168,7 +168,14 @@ def design_and_labels(design: Any, labels: Any, *, source: str = "design",
                       label_column: str = "label") -> tuple[pd.DataFrame, np.ndarray, Notes]:
     """:func:`verify_design`, :func:`match_labels` and :func:`check_label_domain` in one:
     the checked design in written order, its labels (NaN: none) and the notes."""
-    design, notes = verify_design(design, source=source, require_seal=require_seal)
+    checked, notes = verify_design(design, source=source, require_seal=require_seal)
+    aligned = not isinstance(labels, pd.DataFrame | dict) and not (
+        isinstance(labels, pd.Series) and not isinstance(labels.index, pd.RangeIndex))
+    if aligned and "design_row" in checked.columns and np.shape(labels) == (len(design),):
+        # labels follow the rows as given; the checked design is back in written order
+        order = np.argsort(pd.to_numeric(design["design_row"]).to_numpy(), kind="stable")
+        labels = np.asarray(labels)[order]
+    design = checked
     y, src, label_notes = match_labels(design, labels, source=labels_source,
                                        label_column=label_column)
     check_label_domain(design, y, src, source=labels_source,
