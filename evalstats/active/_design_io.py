@@ -94,6 +94,14 @@ def canon(v: Any) -> str:
         return s
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return text != ""
+
+
 def _h(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
@@ -363,8 +371,13 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
         got = str(design["row_check"].iloc[i]).strip()
         for j, c in enumerate(row_cols):
             if _h(str(rows[i]), c, texts[c][i])[:_CHUNK] != got[j * _CHUNK:(j + 1) * _CHUNK]:
-                raise _cell(source, design, i, c, "the value evalstats wrote (this cell was "
+                err = _cell(source, design, i, c, "the value evalstats wrote (this cell was "
                             "edited after the design was written: its row check fails)")
+                if _is_number(texts[c][i]) and c != "id":
+                    err = DesignError(f"{err} A spreadsheet that saved rounded numbers does "
+                                      f"this too: keep the design file as written and give "
+                                      f"the labels in a separate id,label file.")
+                raise err
     sett = {k: canon(design[k].iloc[0]) for k in keys}
     for j, (k, v) in enumerate(sett.items()):
         if _h("0", k, v)[:_CHUNK] != m.group(3)[j * _CHUNK:(j + 1) * _CHUNK]:
