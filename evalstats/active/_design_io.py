@@ -187,14 +187,18 @@ def read_design(path: Any) -> pd.DataFrame:
 
 # -- verification --------------------------------------------------------------------------------
 
+def _show(value: Any) -> Any:
+    """A cell value as Python shows it (``-1.5``, not ``np.float64(-1.5)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def cell_error(source: str, df: pd.DataFrame, mask: Any, column: str, expected: str,
                ) -> DesignError:
     """:class:`DesignError` naming the first row of ``mask`` (a spreadsheet's numbering:
     the header is row 1), the column and the value found there."""
     mask = np.asarray(mask, dtype=bool)
     i = int(np.flatnonzero(mask)[0])
-    value = df[column].iloc[i]
-    value = value.item() if isinstance(value, np.generic) else value
+    value = _show(df[column].iloc[i])
     n_bad = int(mask.sum())
     more = f" ({n_bad - 1} more row(s) like it)" if n_bad > 1 else ""
     return DesignError(f"{source}, row {i + 2}, column {column!r}: expected {expected}; got "
@@ -362,13 +366,16 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
         bad = _first(np.array([x != t[0] for x in t]))
         if bad is not None:
             raise _cell(source, design, bad, k, f"the same value on every row (the design's "
-                        f"setting; row 2 has {design[k].iloc[0]!r})")
+                        f"setting; row 2 has {_show(design[k].iloc[0])!r})")
     order = _check_rows(design, source, n_written)
     _check_values(design, source, row_cols + keys)
     texts = {c: [canon(v) for v in design[c]] for c in row_cols}
     rows = pd.to_numeric(design["design_row"]).to_numpy(int)
     for i in range(len(design)):
         got = str(design["row_check"].iloc[i]).strip()
+        if not re.fullmatch(rf"[0-9a-f]{{{_CHUNK * len(row_cols)}}}", got):
+            raise _cell(source, design, i, "row_check", "the check evalstats wrote "
+                        f"({_CHUNK * len(row_cols)} hexadecimal digits)")
         for j, c in enumerate(row_cols):
             if _h(str(rows[i]), c, texts[c][i])[:_CHUNK] != got[j * _CHUNK:(j + 1) * _CHUNK]:
                 err = _cell(source, design, i, c, "the value evalstats wrote (this cell was "
@@ -382,7 +389,7 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
     for j, (k, v) in enumerate(sett.items()):
         if _h("0", k, v)[:_CHUNK] != m.group(3)[j * _CHUNK:(j + 1) * _CHUNK]:
             raise DesignError(f"{source}, column {k!r} (every row): expected the setting "
-                              f"evalstats wrote; got {design[k].iloc[0]!r}, edited after "
+                              f"evalstats wrote; got {_show(design[k].iloc[0])!r}, edited after "
                               "the design was written.")
     ordered = {c: [texts[c][i] for i in order] for c in row_cols}
     version = str(design["evalstats_version"].iloc[0])
