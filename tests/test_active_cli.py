@@ -349,7 +349,7 @@ def test_missing_label_early_says_what_it_ignores(files, capsys, pool):
     ref = estimate_from_labels(first3.drop(columns=["design_check"]), y[:2])
     assert res.n_labels == 2 and res.estimate == ref.estimate or np.isnan(ref.estimate)
     note = [n for n in res.notes if "no label" in n][0]
-    assert f"id {d['id'].iloc[2]!r}" in note and "117 labeled item(s)" in note
+    assert f"id {d['id'].iloc[2].item()!r}" in note and "117 labeled item(s)" in note
     lab = pd.read_csv(files["labels"])
     lab.loc[2, "label"] = np.nan
     path = files["tmp"] / "holes.csv"
