@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from evalstats.active import ActiveEvaluator, active_evaluate
 from evalstats.active._state import (
@@ -434,3 +436,31 @@ def test_foreign_column_kind_is_refused(tmp_path):
     con.close()
     with pytest.raises(SessionFileError, match="damaged.*unknown column kind 'O'"):
         ActiveEvaluator.open(path)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.tuples(st.integers(1, 12), st.booleans(), st.booleans()),
+                      min_size=1, max_size=6))
+def test_reopening_anywhere_gives_the_uninterrupted_result(tmp_path_factory, steps):
+    """Any sequence of query / partial update / reopen equals one uninterrupted evaluator."""
+    p, y = _pool(300, seed=4)
+    path = tmp_path_factory.mktemp("s") / "s.db"
+    ref = ActiveEvaluator(p, "f1", rng=11)
+    ev = ActiveEvaluator(p, "f1", rng=11, path=path)
+    for k, label_all, reopen in steps:
+        a, b = ref.query(k), ev.query(k)
+        np.testing.assert_array_equal(a, b)
+        done = a if label_all else a[: max(len(a) // 2, 1)]
+        ref.update(done, y[done])
+        if reopen:
+            ev = ActiveEvaluator.open(path)
+        ev.update(done, y[done])
+        rest = np.setdiff1d(a, done)
+        ref.update(rest, y[rest])
+        ev.update(rest, y[rest])
+        if reopen:
+            ev = ActiveEvaluator.open(path)
+    r1, r2 = ref.result(), ev.result()
+    assert r1.estimate == r2.estimate or (np.isnan(r1.estimate) and np.isnan(r2.estimate))
+    assert (r1.n_draws, r1.n_labels) == (r2.n_draws, r2.n_labels)
