@@ -262,7 +262,7 @@ def test_unknown_ids_are_reported(files, capsys):
     extra.to_csv(path, index=False)
     rc, out, _ = _estimate(files, capsys, None, path)
     assert rc == 0
-    assert "2 label(s) in labels have ids that are not in the design and were ignored" in out
+    assert "2 label(s) in extra.csv have ids that are not in the design and were ignored" in out
 
 
 def test_ids_written_as_floats_are_matched(files, capsys):

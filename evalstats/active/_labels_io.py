@@ -167,7 +167,14 @@ def design_and_labels(design: Any, labels: Any, *, source: str = "design",
                       labels_source: str = "labels", require_seal: bool = False,
                       label_column: str = "label") -> tuple[pd.DataFrame, np.ndarray, Notes]:
     """:func:`verify_design`, :func:`match_labels` and :func:`check_label_domain` in one:
-    the checked design in written order, its labels (NaN: none) and the notes."""
+    the checked design in written order, its labels (NaN: none) and the notes.
+
+    Tables read from files may carry their file name in ``DataFrame.attrs["source"]``; it
+    then names them in every message instead of ``source`` / ``labels_source``."""
+    if isinstance(design, pd.DataFrame):
+        source = design.attrs.get("source", source)
+    if isinstance(labels, pd.DataFrame):
+        labels_source = labels.attrs.get("source", labels_source)
     checked, notes = verify_design(design, source=source, require_seal=require_seal)
     aligned = not isinstance(labels, pd.DataFrame | dict) and not (
         isinstance(labels, pd.Series) and not isinstance(labels.index, pd.RangeIndex))

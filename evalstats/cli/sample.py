@@ -170,6 +170,7 @@ def run_estimate(args: argparse.Namespace) -> int:
     design = read_design(args.design)
     dname = Path(args.design).name
     labels, lname = _read_labels(args, design, dname)
+    design.attrs["source"], labels.attrs["source"] = dname, lname
     # every refusal names the files: the design's checks and the labels' rows first
     design_and_labels(design, labels, source=dname, labels_source=lname, require_seal=True,
                       label_column=args.label_col)
