@@ -40,7 +40,9 @@ from .._validation import (
 )
 from .._warnings import Notes
 from ._calibration import CALIBRATIONS, fit_calibration
+from ._design_io import DESIGN_SETTINGS, seal_design
 from ._estimators import ActiveEstimate, LabeledSample, make_estimate
+from ._labels_io import cut_at_first_unlabeled, design_and_labels
 from ._measures import MeasureSpec, companion_specs, measure_spec
 from ._proposals import (
     Pool,
@@ -53,7 +55,7 @@ from ._proposals import (
     pool_iv,
     radicand,
 )
-from ._state import StateStore
+from ._state import StateStore, pool_arrays
 
 __all__ = ["optimal_proposal", "active_evaluate", "active_design", "estimate_from_labels",
            "ActiveEvaluator", "active_budget", "ActiveEstimate", "Proposal", "BudgetForecast"]
@@ -309,7 +311,7 @@ class ActiveEvaluator:
             if self._ids.shape != (n,):
                 raise fail("ids", f"a 1-dimensional array of length {n}",
                            got=f"shape {self._ids.shape}")
-        self._index = pd.Index(self._ids)
+        self._index = pd.RangeIndex(n) if ids is None else pd.Index(self._ids)
         if not self._index.is_unique:
             raise fail("ids", "unique", got=f"{int(self._index.duplicated().sum())} duplicates")
         self._draw_idx: list[int] = []
@@ -327,7 +329,7 @@ class ActiveEvaluator:
     # -- persistence -------------------------------------------------------------------------
     def _pool_frame(self) -> pd.DataFrame:
         pool = self._pool
-        df = pd.DataFrame({"id": self._ids})
+        df = {"id": self._ids}
         if self._is_raw:
             df["s"] = self._raw
         elif pool.probs.ndim == 1:
@@ -352,14 +354,11 @@ class ActiveEvaluator:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"`path` must be an existing session file; got {str(path)!r}.")
-        meta, pool_df, draws, labels = StateStore(path).load()
+        store = StateStore(path)
+        meta, pool_cols, draws, labels = store.load()
         cfg = meta["config"]
-        scols = [c for c in pool_df.columns if c == "s" or c.startswith("s_")]
-        scores = pool_df[scols[0]].to_numpy() if scols == ["s"] else pool_df[scols].to_numpy()
-        preds = pool_df[[c for c in pool_df.columns if c.startswith("pred_")]].to_numpy()
-        preds = pd.DataFrame(preds, columns=meta["model_names"])
-        variance = pool_df["var"].to_numpy() if "var" in pool_df else None
-        self = cls(scores, cfg["measure"], predictions=preds, ids=pool_df["id"].to_numpy(),
+        scores, preds, variance, ids = pool_arrays(pool_cols, meta)
+        self = cls(scores, cfg["measure"], predictions=preds, ids=ids,
                    beta=cfg["beta"], alpha=cfg["alpha"], variance=variance,
                    proposal=cfg["proposal"], epsilon=cfg["epsilon"],
                    recalibrate=cfg["recalibrate"], confidence_level=cfg["confidence_level"])
@@ -373,7 +372,7 @@ class ActiveEvaluator:
         self._labels = {int(i): float(y)
                         for i, y in zip(labels["idx"], labels["label"], strict=True)}
         self._pending = {i: None for i in self._draw_idx if i not in self._labels}
-        self._store = StateStore(path)
+        self._store = store
         return self
 
     # -- proposals -------------------------------------------------------------------------
@@ -599,7 +598,7 @@ class ActiveEvaluator:
         df["proposal"] = self._config["proposal"]
         df["epsilon"] = self._config["epsilon"]
         df["pool_size"] = pool.size
-        return df
+        return seal_design(df, DESIGN_SETTINGS)
 
 
 # -- one-call and offline interfaces -----------------------------------------------------------
@@ -750,8 +749,6 @@ def active_design(scores: Any, budget: int, measure: str = "f1",
     return ev.design()
 
 
-DESIGN_COLUMNS = ("id", "n_draws", "draw_seq", "weight", "pred", "measure")
-
 
 def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
                          confidence_level: float = 0.95) -> ActiveEstimate:
@@ -772,14 +769,7 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
     active_design, active_evaluate
     """
     level = check_confidence_level(confidence_level)
-    if not isinstance(design, pd.DataFrame):
-        raise fail("design", "the DataFrame returned by `active_design`",
-                   got=f"an object of type {type(design).__name__}", exc=TypeError)
-    missing = [c for c in DESIGN_COLUMNS if c not in design.columns]
-    if missing:
-        raise fail("design", "a table with the columns of `active_design`",
-                   got=f"no column(s) {', '.join(missing)}")
-    y = _match_labels(design, labels)
+    design, y, notes = design_and_labels(design, labels)
     name = str(design["measure"].iloc[0])
     alpha = design["alpha"].iloc[0] if "alpha" in design else np.nan
     spec = MeasureSpec(name, "f", float(alpha)) if np.isfinite(alpha) else MeasureSpec(name, name)
@@ -793,19 +783,7 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
         seq_item += [(int(p), row) for p in s.split(";")]
     seq_item.sort()
     draw_row = np.array([r for _, r in seq_item], dtype=int)
-    known = np.isfinite(y)
-    notes = Notes()
-    if not known.all():
-        lab = known[draw_row]
-        stop = int(np.argmin(lab))
-        notes.add(f"{int((~known).sum())} design items have no label; the draw sequence is "
-                  f"cut before the first of them ({len(draw_row) - stop} draws unused).")
-        draw_row = draw_row[:stop]
-    if spec.kind != "squared":
-        k = int(max(preds.max(), np.nanmax(y) if known.any() else 1)) + 1
-        bad = known & ~np.isin(y, np.arange(max(k, 2)))
-        if bad.any():
-            raise fail("labels", "class labels 0, 1, ...", got=f"{int(bad.sum())} other values")
+    draw_row = cut_at_first_unlabeled(design, y, draw_row, notes)
     rows, inv = np.unique(draw_row, return_inverse=True)
     order = np.argsort([np.flatnonzero(draw_row == r)[0] for r in rows])
     rank = np.empty_like(order)
@@ -823,33 +801,6 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
                          pool_size=n_pool, notes=notes,
                          call=dict(function="estimate_from_labels", measure=name,
                                    n_design=len(design)))
-
-
-def _match_labels(design: pd.DataFrame, labels: Any) -> np.ndarray:
-    """Labels aligned with the design rows (NaN where missing)."""
-    keys = design["id"].astype(str)
-    if isinstance(labels, pd.DataFrame):
-        if "label" not in labels.columns or "id" not in labels.columns:
-            raise fail("labels", "a DataFrame with columns 'id' and 'label'",
-                       got=f"columns {list(labels.columns)}")
-        lab = pd.Series(labels["label"].to_numpy(), index=labels["id"].astype(str))
-    elif isinstance(labels, dict):
-        lab = pd.Series({str(k): v for k, v in labels.items()})
-    elif isinstance(labels, pd.Series) and not isinstance(labels.index, pd.RangeIndex):
-        lab = pd.Series(labels.to_numpy(), index=labels.index.astype(str))
-    else:
-        arr = np.asarray(labels)
-        if arr.shape != (len(design),):
-            raise fail("labels", f"one label per design row ({len(design)})",
-                       got=f"shape {arr.shape}",
-                       remedy="Or pass a DataFrame with 'id' and 'label' columns.")
-        lab = pd.Series(arr, index=keys.to_numpy())
-    if lab.index.duplicated().any():
-        raise fail("labels", "one label per id", got="duplicated ids")
-    try:
-        return pd.to_numeric(lab.reindex(keys.to_numpy()), errors="raise").to_numpy(float)
-    except (TypeError, ValueError):
-        raise fail("labels", "numeric labels", got="non-numeric values", exc=TypeError) from None
 
 
 # -- budget calculator -----------------------------------------------------------------------

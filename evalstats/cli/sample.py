@@ -1,9 +1,14 @@
 """``evalstats sample`` and ``evalstats estimate``: active estimation through files.
 
     evalstats sample --pool pool.csv --score-col prob --pred-col pred --measure f1 \\
-        --budget 300 --out to_label.csv
+        --n-labels 300 --seed 1 --out to_label.csv
     # ... fill in the labels (a 'label' column, or a separate id,label file) ...
     evalstats estimate --design to_label.csv --labels labeled.csv
+
+The design file carries its own integrity check (columns ``design_row``, ``row_check``,
+``design_check``, ``sealed_columns``, ``evalstats_version``): ``estimate`` refuses a design
+whose rows were deleted, copied or edited, naming the file, row and column. Add columns
+(``label``) freely; change nothing else.
 """
 
 from __future__ import annotations
@@ -13,96 +18,164 @@ import argparse
 import numpy as np
 import pandas as pd
 
+from ._common import add_alias, add_output_args, emit, resolve_seed
+
 ORDER = 30
+MEASURE_CHOICES = ("f1", "precision", "recall", "fbeta", "accuracy", "error")
 
 
 def register(sub) -> None:
     p = sub.add_parser(
         "sample", help="choose the pool items to label for active estimation",
         description="Draw a labeling design from the variance-optimal proposal (Sawade et al. "
-                    "2010) and write the items to label (id, number of draws, q, weight) "
-                    "as CSV.")
-    p.add_argument("--pool", required=True, help="CSV of the unlabeled pool")
+                    "2010) and write the items to label (id, number of draws, q, weight and "
+                    "an integrity check) as CSV.")
+    p.add_argument("--pool", required=True, help="CSV of the unlabeled pool (with a header)")
     p.add_argument("--score-col", required=True, help="column with p(y=1|x)")
     p.add_argument("--pred-col", default=None,
                    help="column(s) with predicted labels, comma-separated (default: "
                         "score > 0.5)")
     p.add_argument("--id-col", default=None, help="identifier column (default: row number)")
-    p.add_argument("--measure", default="f1",
-                   choices=["f1", "precision", "recall", "fbeta", "accuracy", "error"])
+    p.add_argument("--measure", default="f1", choices=MEASURE_CHOICES)
     p.add_argument("--beta", type=float, default=1.0, help="beta of --measure fbeta")
-    p.add_argument("--budget", type=int, required=True, help="distinct labels to buy")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="F_alpha weight (overrides --beta; 1 = precision, 0 = recall)")
+    p.add_argument("--n-labels", type=int, default=None, dest="n_labels",
+                   help="distinct labels to buy (required)")
+    add_alias(p, "--budget", "--n-labels", "n_labels", type=int)
     p.add_argument("--proposal", default="optimal", choices=["optimal", "passive"])
     p.add_argument("--epsilon", type=float, default=0.1, help="uniform share (default 0.1)")
-    p.add_argument("--seed", type=int, default=None, help="random seed")
-    p.add_argument("--out", required=True, help="CSV to write the design to")
+    add_output_args(p, out_help="CSV file to write the design to (required)")
     p.set_defaults(func=run_sample)
 
     e = sub.add_parser(
         "estimate", help="estimate accuracy, precision, recall and F from a labeled design",
         description="Compute every measure with its interval from a design written by "
-                    "`evalstats sample` and the labels that came back.")
+                    "`evalstats sample` and the labels that came back. The design's "
+                    "integrity check is verified first.")
     e.add_argument("--design", required=True, help="CSV written by `evalstats sample`")
     e.add_argument("--labels", default=None,
-                   help="CSV with id and label columns (default: a 'label' column of the "
+                   help="CSV with id and label columns (default: a label column of the "
                         "design itself)")
     e.add_argument("--label-col", default="label", help="label column (default 'label')")
     e.add_argument("--id-col", default="id", help="id column of --labels (default 'id')")
+    e.add_argument("--no-header", action="store_true",
+                   help="--labels has no header row: its columns are id, label in that order")
     e.add_argument("--confidence-level", type=float, default=0.95)
-    e.add_argument("--out", default=None, help="also write the report (.html, .md or .txt)")
+    add_output_args(e, seed=False)
     e.set_defaults(func=run_estimate)
+
+
+# -- sample ----------------------------------------------------------------------------------
+
+def _read_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str], str]:
+    from pathlib import Path
+
+    from .._io import read_table
+    from ..active._design_io import cell_error
+
+    preds = [] if args.pred_col is None else [c.strip() for c in args.pred_col.split(",")]
+    cols = [args.score_col, *preds] + ([args.id_col] if args.id_col else [])
+    pool = read_table(args.pool, required=cols, what="pool")
+    fname = Path(args.pool).name
+    for c in [args.score_col, *preds]:
+        x = pd.to_numeric(pool[c], errors="coerce").to_numpy(float)
+        lo, hi = (0.0, 1.0) if c == args.score_col else (0.0, np.inf)
+        bad = ~np.isfinite(x) | (x < lo) | (x > hi)
+        if c != args.score_col:
+            bad |= x != np.round(x)
+        if bad.any():
+            want = "a probability in [0, 1]" if c == args.score_col else \
+                "a class label 0, 1, ..."
+            raise cell_error(fname, pool, bad, c, want)
+        pool[c] = x
+    if args.id_col:
+        dup = pool[args.id_col].duplicated(keep="first").to_numpy() | \
+            pool[args.id_col].isna().to_numpy()
+        if dup.any():
+            raise cell_error(fname, pool, dup, args.id_col, "a unique, non-empty identifier")
+    return pool, preds, fname
 
 
 def run_sample(args: argparse.Namespace) -> int:
     from ..active import active_design
 
-    pool = pd.read_csv(args.pool)
-    cols = [args.score_col] + ([] if args.pred_col is None else args.pred_col.split(","))
-    if args.id_col:
-        cols.append(args.id_col)
-    missing = [c for c in cols if c not in pool.columns]
-    if missing:
-        raise ValueError(f"`--pool` must have the column(s) {', '.join(missing)}; got "
-                         f"columns {', '.join(map(str, pool.columns))}.")
-    preds = None if args.pred_col is None else pool[args.pred_col.split(",")]
-    design = active_design(pool[args.score_col].to_numpy(), args.budget, args.measure,
-                           rng=args.seed, predictions=preds, beta=args.beta,
+    if args.out is None:
+        raise ValueError("`--out` must be given: the CSV file to write the design to.")
+    if args.n_labels is None or args.n_labels < 1:
+        raise ValueError("`--n-labels` must be an integer >= 1 (the number of distinct labels "
+                         f"to buy); got {args.n_labels}.")
+    pool, preds, _ = _read_pool(args)
+    seed = resolve_seed(args)
+    design = active_design(pool[args.score_col].to_numpy(), args.n_labels, args.measure,
+                           rng=seed, predictions=pool[preds] if preds else None,
+                           beta=args.beta, alpha=args.alpha,
                            ids=None if args.id_col is None else pool[args.id_col].to_numpy(),
                            proposal=args.proposal, epsilon=args.epsilon)
     design.to_csv(args.out, index=False)
-    print(f"{len(design)} items to label ({int(design['n_draws'].sum())} draws) written to "
-          f"{args.out}; add a 'label' column, then run `evalstats estimate --design "
-          f"{args.out}`.")
+    facts = {"items to label": len(design), "draws": int(design["n_draws"].sum()),
+             "pool size": len(pool), "measure": args.measure, "proposal": args.proposal,
+             "epsilon": args.epsilon, "seed": seed, "design file": str(args.out)}
+    print(_render_facts(facts, args.format))
+    print(f"Add a 'label' column to {args.out} (change nothing else), then run `evalstats "
+          f"estimate --design {args.out}`.")
     return 0
 
 
-def run_estimate(args: argparse.Namespace) -> int:
-    from ..active import estimate_from_labels
+def _render_facts(facts: dict, fmt: str) -> str:
+    """A two-column table of ``facts`` in ``--format`` (text, markdown, html or latex)."""
+    items = [(k, str(v)) for k, v in facts.items()]
+    if fmt == "markdown":
+        return "\n".join(["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in items])
+    if fmt == "html":
+        import html
 
-    design = pd.read_csv(args.design)
+        rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+                       for k, v in items)
+        return f"<table>{rows}</table>"
+    if fmt == "latex":
+        def esc(t: str) -> str:
+            return "".join("\\" + c if c in "&%$#_{}" else c for c in t)
+        body = "\n".join(f"{esc(k)} & {esc(v)} \\\\" for k, v in items)
+        return f"\\begin{{tabular}}{{ll}}\n{body}\n\\end{{tabular}}"
+    width = max(len(k) for k, _ in items)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in items)
+
+
+# -- estimate ------------------------------------------------------------------------------------
+
+def _read_labels(args: argparse.Namespace, design: pd.DataFrame, dname: str,
+                 ) -> tuple[pd.DataFrame, str]:
+    from pathlib import Path
+
+    from .._io import check_columns, read_table
+
     if args.labels is None:
-        if args.label_col not in design.columns:
-            raise ValueError(f"`--labels` must be given when the design has no "
-                             f"'{args.label_col}' column; got columns "
-                             f"{', '.join(map(str, design.columns))}.")
-        labels = design[args.label_col].to_numpy()
-    else:
-        lab = pd.read_csv(args.labels)
-        for c in (args.id_col, args.label_col):
-            if c not in lab.columns:
-                raise ValueError(f"`--labels` must have a '{c}' column; got columns "
-                                 f"{', '.join(map(str, lab.columns))}.")
-        labels = pd.DataFrame({"id": lab[args.id_col], "label": lab[args.label_col]})
+        check_columns(design, [args.label_col], dname, "design")
+        return pd.DataFrame({"id": design["id"], "label": design[args.label_col]}), dname
+    names = [args.id_col, args.label_col] if args.no_header else None
+    lab = read_table(args.labels, required=[args.id_col, args.label_col],
+                     header=not args.no_header, names=names, what="labels file")
+    return (pd.DataFrame({"id": lab[args.id_col], "label": lab[args.label_col]}),
+            Path(args.labels).name)
+
+
+def run_estimate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ..active import estimate_from_labels
+    from ..active._design_io import read_design
+    from ..active._labels_io import design_and_labels
+
+    design = read_design(args.design)
+    dname = Path(args.design).name
+    labels, lname = _read_labels(args, design, dname)
+    design.attrs["source"], labels.attrs["source"] = dname, lname
+    # every refusal names the files: the design's checks and the labels' rows first
+    design_and_labels(design, labels, source=dname, labels_source=lname, require_seal=True,
+                      label_column=args.label_col)
     res = estimate_from_labels(design, labels, confidence_level=args.confidence_level)
-    print(res.summary().as_text())
-    if args.out:
-        import matplotlib
-
-        from .. import report
-
-        matplotlib.use("Agg")
-        report([res], title="Active estimate", path=args.out)
-        print(f"\nReport written to {args.out}")
+    emit(res, args, title="Active estimate")
     return 0
 
 

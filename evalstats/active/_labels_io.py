@@ -1,0 +1,191 @@
+"""Labels matched to a design exactly, checked against the measure, and cut with a clear note.
+
+:func:`match_labels` aligns labels with the design rows (ids matched exactly, or as the
+same integer: ``10559.0`` is ``10559``; unknown ids reported); :func:`check_label_domain`
+checks them against the measure ({0, 1} for binary measures, ``0..K-1`` for a K-class
+pool — never a set built from the largest label seen); :func:`cut_at_first_unlabeled`
+stops a with-replacement draw sequence at its first unlabeled draw and says which labels
+that leaves unused. Every refusal names the source, row and column.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._validation import fail
+from .._warnings import EvalstatsWarning, Notes
+from ._design_io import DesignError, _first, _show, canon, verify_design
+
+__all__ = ["UnusedLabelsWarning", "match_labels", "label_domain", "check_label_domain",
+           "cut_at_first_unlabeled", "design_and_labels"]
+
+
+class UnusedLabelsWarning(EvalstatsWarning):
+    """Labels were given but cannot be used by the estimator (e.g. after a missing label)."""
+
+
+def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
+                 label_column: str = "label") -> tuple[np.ndarray, np.ndarray, Notes]:
+    """Labels aligned with the design rows (NaN where missing), their source rows, notes.
+
+    ``labels``: aligned with the rows, a Series/dict keyed by id, or a DataFrame with
+    ``id`` and ``label`` columns. Ids match exactly, or as the same number (``10559.0``
+    is ``10559``: integer ids written as floats); labels for ids not in the design are
+    reported in a note. The source rows (``-1``: none) let later refusals name them.
+    """
+    notes = Notes()
+    n = len(design)
+    table = isinstance(labels, pd.DataFrame)
+    if table:
+        if "label" not in labels.columns or "id" not in labels.columns:
+            raise fail("labels", "a DataFrame with columns 'id' and 'label'",
+                       got=f"columns {list(labels.columns)}")
+        lab_ids, values = list(labels["id"]), labels["label"].reset_index(drop=True)
+    elif isinstance(labels, dict):
+        lab_ids, values = list(labels), pd.Series(list(labels.values()), dtype=object)
+    elif isinstance(labels, pd.Series) and not isinstance(labels.index, pd.RangeIndex):
+        lab_ids, values = list(labels.index), labels.reset_index(drop=True)
+    else:
+        arr = np.asarray(labels)
+        if arr.shape != (n,):
+            raise fail("labels", f"one label per design row ({n})", got=f"shape {arr.shape}",
+                       remedy="Or pass a DataFrame with 'id' and 'label' columns.")
+        y = _numeric_labels(pd.Series(arr, dtype=object), source, label_column, table=False)
+        return y, np.arange(n), notes
+    y_src = _numeric_labels(values, source, label_column, table=table)
+    exact = [str(v) for v in design["id"]]
+    keys = [canon(v) for v in design["id"]]
+    use_canon = len(set(keys)) == n
+    pos = {k: i for i, k in enumerate(keys if use_canon else exact)}
+    y = np.full(n, np.nan)
+    src = np.full(n, -1)
+    unknown, renamed = [], []
+    for r, (lid, v) in enumerate(zip(lab_ids, y_src, strict=True)):
+        k = canon(lid) if use_canon else str(lid)
+        i = pos.get(k)
+        if i is None:
+            unknown.append(_show(lid))
+            continue
+        if src[i] >= 0 and not (y[i] == v or (np.isnan(y[i]) and np.isnan(v))):
+            where = f"{source}, row {r + 2}" if table else f"`{source}`"
+            raise DesignError(f"{where}, column {label_column!r}: expected one label per id; id "
+                              f"{lid!r} has {y[i]:g} on row {src[i] + 2} and {v:g} here.")
+        if str(lid) != exact[i]:
+            renamed.append((_show(lid), _show(design["id"].iloc[i])))
+        y[i], src[i] = v, r
+    if renamed:
+        notes.add(f"{len(renamed)} label id(s) were written differently from the design's "
+                  f"and matched as the same number (e.g. {renamed[0][0]!r} to design id "
+                  f"{renamed[0][1]!r}).")
+    if unknown:
+        notes.add(f"{len(unknown)} label(s) in {source} have ids that are not in the design "
+                  f"and were ignored (e.g. {', '.join(map(repr, unknown[:3]))}).")
+    if not np.isfinite(y).any():
+        hint = (f"; e.g. design id {_show(design['id'].iloc[0])!r}, label id {lab_ids[0]!r}"
+                if lab_ids else " (it has no rows)")
+        raise fail(f"{source}", "labels for the design's ids",
+                   got=f"no label for any of the {n} design ids{hint}", exc=DesignError,
+                   verb="must give")
+    return y, src, notes
+
+
+def _numeric_labels(values: pd.Series, source: str, column: str, *, table: bool,
+                    ) -> np.ndarray:
+    num = pd.to_numeric(values, errors="coerce").to_numpy(float)
+    blank = np.array([canon(v) == "" for v in values])
+    bad = _first(np.isnan(num) & ~blank)
+    if bad is not None:
+        where = f"{source}, row {bad + 2}, column {column!r}" if table else \
+            f"`{source}` at position {bad}"
+        raise TypeError(f"{where}: expected numeric labels; got {values.iloc[bad]!r}.")
+    return num
+
+
+def label_domain(design: pd.DataFrame) -> tuple[np.ndarray | None, str]:
+    """Allowed labels of the design's measure (``None``: any finite number) and a text."""
+    name = str(design["measure"].iloc[0]).strip() if "measure" in design else "f1"
+    if name == "squared":
+        return None, "a finite number"
+    n_cls = sum(c.startswith("score_") for c in design.columns)
+    if n_cls > 2 and not (name.startswith("f") or name in ("precision", "recall")):
+        return np.arange(n_cls), f"a class label 0..{n_cls - 1} (the pool has {n_cls} classes)"
+    return np.array([0, 1]), f"0 or 1 (the measure {name!r} is defined for binary labels)"
+
+
+def check_label_domain(design: pd.DataFrame, y: np.ndarray, src: np.ndarray, *,
+                       source: str = "labels", table: bool = True,
+                       label_column: str = "label") -> None:
+    """Refuse labels outside the measure's label set, naming the source row."""
+    allowed, text = label_domain(design)
+    known = ~np.isnan(y)
+    bad = known & (~np.isfinite(y) if allowed is None else ~np.isin(y, allowed))
+    i = _first(bad)
+    if i is None:
+        return
+    more = f" ({int(bad.sum()) - 1} more like it)" if bad.sum() > 1 else ""
+    if table and src[i] >= 0:
+        where = f"{source}, row {src[i] + 2}, column {label_column!r}"
+    else:
+        where = f"`{source}` at design row {i + 2} (id {_show(design['id'].iloc[i])!r})"
+    raise DesignError(f"{where}: expected {text}; got {y[i]:g}{more}.")
+
+
+def cut_at_first_unlabeled(design: pd.DataFrame, y: np.ndarray, draw_row: np.ndarray,
+                           notes: Notes) -> np.ndarray:
+    """The draw sequence up to the first draw of an unlabeled item, with a clear warning.
+
+    A with-replacement design may be stopped only at a position of its draw sequence
+    fixed in advance of the labels, so every label drawn after the first missing one is
+    unused; the note says how many and which item to label.
+    """
+    known = np.isfinite(y)
+    if known.all():
+        return draw_row
+    lab = known[draw_row]
+    stop = int(np.argmin(lab))
+    used = len(np.unique(draw_row[:stop]))
+    ignored = int(known.sum()) - used
+    row = int(draw_row[stop])
+    msg = (f"{int((~known).sum())} design item(s) have no label. The first, id "
+           f"{_show(design['id'].iloc[row])!r} (design row {row + 2}), is draw {stop + 1} of "
+           f"{len(draw_row)}, so the estimate uses only the {stop} draws before it "
+           f"({used} labeled items); {ignored} labeled item(s) drawn later are ignored, "
+           f"because the draw sequence may only be cut at a fixed position. This is the "
+           f"valid estimate from the labeled prefix; label the missing item(s) to use every "
+           f"label.")
+    if ignored > 0:
+        notes.warn(UnusedLabelsWarning, msg)
+    else:
+        notes.add(msg)
+    return draw_row[:stop]
+
+
+def design_and_labels(design: Any, labels: Any, *, source: str = "design",
+                      labels_source: str = "labels", require_seal: bool = False,
+                      label_column: str = "label") -> tuple[pd.DataFrame, np.ndarray, Notes]:
+    """:func:`verify_design`, :func:`match_labels` and :func:`check_label_domain` in one:
+    the checked design in written order, its labels (NaN: none) and the notes.
+
+    Tables read from files may carry their file name in ``DataFrame.attrs["source"]``; it
+    then names them in every message instead of ``source`` / ``labels_source``."""
+    if isinstance(design, pd.DataFrame):
+        source = design.attrs.get("source", source)
+    if isinstance(labels, pd.DataFrame):
+        labels_source = labels.attrs.get("source", labels_source)
+    checked, notes = verify_design(design, source=source, require_seal=require_seal)
+    aligned = not isinstance(labels, pd.DataFrame | dict) and not (
+        isinstance(labels, pd.Series) and not isinstance(labels.index, pd.RangeIndex))
+    if aligned and "design_row" in checked.columns and np.shape(labels) == (len(design),):
+        # labels follow the rows as given; the checked design is back in written order
+        order = np.argsort(pd.to_numeric(design["design_row"]).to_numpy(), kind="stable")
+        labels = np.asarray(labels)[order]
+    design = checked
+    y, src, label_notes = match_labels(design, labels, source=labels_source,
+                                       label_column=label_column)
+    check_label_domain(design, y, src, source=labels_source,
+                       table=isinstance(labels, pd.DataFrame), label_column=label_column)
+    notes.extend(label_notes)
+    return design, y, notes
