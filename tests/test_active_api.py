@@ -344,8 +344,7 @@ def test_plots_and_reports(pool, tmp_path):
     truth = pool["label"].to_numpy()
     res = active_evaluate(pool["prob"], lambda i: truth[i], 100, predictions=pool["pred"],
                           rng=0)
-    axes = res.plot()
-    assert len(axes) == 2
+    assert res.plot().get_xlabel() == "distinct labels"      # one Axes, inset outside
     ax = res.plot(ax=plt.subplots()[1])
     assert ax.get_xlabel() == "distinct labels"
     prop = optimal_proposal(pool["prob"], "recall", predictions=pool["pred"])
