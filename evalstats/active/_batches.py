@@ -34,14 +34,24 @@ class BatchDesign:
     """Batch builder for a binary pool (``pool.probs`` is the model's prior ``p(y=1|x)``)."""
 
     def __init__(self, pool: Pool, spec: MeasureSpec, *, ranking: np.ndarray, epsilon: float,
-                 sampling: str, estimator: str, adaptive: bool, passive: bool) -> None:
+                 sampling: str, estimator: str, adaptive: bool, passive: bool,
+                 raw: bool = False) -> None:
         self.pool, self.spec = pool, spec
         self.epsilon, self.sampling, self.estimator = epsilon, sampling, estimator
         self.passive = passive
-        self.model = StrataModel(ranking, pool.probs) if adaptive else None
+        self.adaptive = adaptive
+        self.raw = raw
+        # raw margins: the logistic map is barely a prior (2 pseudo-labels per stratum)
+        self.model = StrataModel(ranking, pool.probs, kappa=2.0 if raw else 10.0)
+
+    def estimator_model(self, k_labels: int) -> bool:
+        """Whether a batch's estimator uses the model: not for raw margins before any label
+        (their logistic map is no probability; that batch is Horvitz–Thompson)."""
+        return self.estimator == "difference" and not (self.raw and k_labels == 0)
 
     def model_probs(self, lab_idx: np.ndarray, lab_y: np.ndarray) -> np.ndarray:
-        if self.model is None:
+        """The model a batch is designed with: updated from the labels when adaptive."""
+        if not self.adaptive:
             return self.pool.probs
         return self.model.probabilities(lab_idx, lab_y)
 
@@ -59,38 +69,62 @@ class BatchDesign:
                                                       dict[str, Any], np.ndarray, float]:
         """Select batch positions; return ``(idx, pi, m, stats, pi_over_pool, plug_in)``."""
         size = self.pool.size
-        labeled = np.zeros(size, dtype=bool)
-        labeled[lab_idx] = True
-        unl = np.flatnonzero(~labeled)
-        m = self.model_probs(lab_idx, lab_y)
-        g = self.plug_in(m, labeled, lab_idx, lab_y)
-        f = self.pool.headline_pred[unl]
-        if self.passive or not np.isfinite(g):
-            shape = np.zeros(unl.shape[0])
-        else:
-            shape = size_measure(m[unl], f, self.spec, g)
-        pi = inclusion_probabilities(shape, n, 1.0 if self.passive else self.epsilon)
+        unl, pi, m, g = self.inclusion(n, lab_idx, lab_y)
         pos = pareto_sample(pi, n, rng) if self.sampling == "pareto" else poisson_sample(pi, rng)
         preds = self.pool.preds[unl]
-        mu = m[unl]
+        use_model = self.estimator_model(len(lab_idx))
+        mu = m[unl] if use_model else np.zeros(unl.shape[0])
         zero = pi <= 0
         # anticipated (model-expected) variance terms Σ_U (1 − π)/π · Var_m(residual)
-        vres = mu * (1.0 - mu) if self.estimator == "difference" else mu
+        vres = mu * (1.0 - mu) if use_model else m[unl]
         with np.errstate(divide="ignore", invalid="ignore"):
             av = np.where(zero, 0.0, (1.0 - pi) / pi * vres)
-        c0, c1, d0, d1 = spec_coefficients(self.spec, f)
-        coef = (c1 - (g if np.isfinite(g) else 0.0) * d1) ** 2
-        antic = float(np.sum(coef * av))
         stats = dict(n_target=float(n), n_unlabeled=float(unl.shape[0]), sum_m=float(mu.sum()),
                      sum_f=preds.sum(axis=0).tolist(),
                      sum_fm=(preds * mu[:, None]).sum(axis=0).tolist(),
                      zero_f1=(preds[zero] == 1).sum(axis=0).tolist(),
                      zero_f0=(preds[zero] == 0).sum(axis=0).tolist(),
                      antic_0=float(av.sum()), antic_f=(preds * av[:, None]).sum(axis=0).tolist(),
-                     weight=1.0 / max(antic, 1e-12))
+                     model=float(use_model))
         full = np.zeros(size)
         full[unl] = pi
         return unl[pos], pi[pos], mu[pos], stats, full, g
+
+    def inclusion(self, n: int, lab_idx: np.ndarray, lab_y: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """``(unlabeled positions, π over them, model m, plug-in G̃)`` for a batch of ``n``."""
+        size = self.pool.size
+        labeled = np.zeros(size, dtype=bool)
+        labeled[lab_idx] = True
+        unl = np.flatnonzero(~labeled)
+        m = self.model_probs(lab_idx, lab_y)
+        g = self.plug_in(m, labeled, lab_idx, lab_y)
+        if self.passive or not np.isfinite(g):
+            shape = np.zeros(unl.shape[0])
+        else:
+            shape = size_measure(m[unl], self.pool.headline_pred[unl], self.spec, g)
+        pi = inclusion_probabilities(shape, n, 1.0 if self.passive else self.epsilon)
+        return unl, pi, m, g
+
+    def anticipated(self, batches: list[dict[str, Any]], lab_idx: np.ndarray,
+                    lab_y: np.ndarray, lab_batch: np.ndarray) -> list[dict[str, Any]]:
+        """The batches with their anticipated-variance totals recomputed under the *final*
+        model (fitted on every label): ``Σ_{U_k} (1 − π_k)/π_k · v(m_final)`` overall and per
+        prediction column. The inclusion probabilities ``π_k`` are replayed (they are a
+        deterministic function of the labels of the batches before ``k``)."""
+        m_final = self.model.probabilities(lab_idx, lab_y)     # always learned from labels
+        out = []
+        for k, bt in enumerate(batches):
+            before = lab_batch < k
+            unl, pi, _, _ = self.inclusion(int(bt["n_target"]), lab_idx[before], lab_y[before])
+            mu = m_final[unl]
+            vres = mu * (1.0 - mu) if bt.get("model", 1.0) else mu
+            with np.errstate(divide="ignore", invalid="ignore"):
+                av = np.where(pi <= 0, 0.0, (1.0 - pi) / pi * vres)
+            preds = self.pool.preds[unl]
+            out.append(dict(bt, antic_0=float(av.sum()),
+                            antic_f=(preds * av[:, None]).sum(axis=0).tolist()))
+        return out
 
     def proposal(self, pi_full: np.ndarray, g: float, n: int) -> Proposal:
         """The batch's inclusion probabilities as a :class:`Proposal` (``q = π / n``)."""

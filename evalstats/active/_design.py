@@ -43,27 +43,33 @@ def inclusion_probabilities(shape: np.ndarray, n: float, epsilon: float) -> np.n
     """Capped πps probabilities: ``π = min(1, c·shape')`` with ``Σ π = n``.
 
     ``shape' = (1 − ε) shape / Σ shape + ε / len(shape)`` (uniform when ``shape`` sums to 0).
-    ``n >= len(shape)`` gives all ones. Iterates: items whose ``π`` reach one are fixed at
-    one and ``c`` is re-solved on the rest (at most ``len(shape)`` rounds, usually < 10).
+    ``n >= len(shape)`` gives all ones. At most ``n`` items can be capped, so only the ``n``
+    largest sizes are sorted: with ``j`` of them capped, ``c = (n − j) / (Σ shape' − top_j)``,
+    and the right ``j`` is the first with ``c · shape'_(j+1) < 1`` — ``O(N + n log n)``.
     """
     size = shape.shape[0]
+    n = float(n)
     if n >= size:
         return np.ones(size)
     total = float(shape.sum())
     base = np.full(size, 1.0 / size) if not np.isfinite(total) or total <= 0 else \
         (1.0 - epsilon) * shape / total + epsilon / size
-    pi = np.empty(size)
-    capped = np.zeros(size, dtype=bool)
-    for _ in range(size + 1):
-        free = ~capped
-        c = (n - capped.sum()) / base[free].sum()
-        pi[free] = c * base[free]
-        pi[capped] = 1.0
-        new = free & (pi >= 1.0)
-        if not new.any():
+    k = min(int(np.ceil(n)) + 1, size)
+    top = np.argpartition(base, size - k)[size - k:]
+    top = top[np.argsort(base[top])[::-1]]            # the k largest, decreasing
+    tb = base[top]
+    rest = float(base.sum()) - np.concatenate(([0.0], np.cumsum(tb)))   # Σ after j capped
+    j = 0
+    for j in range(k):
+        c = (n - j) / rest[j] if rest[j] > 0 else np.inf
+        if c * tb[j] < 1.0:
             break
-        capped |= new
-    return np.minimum(pi, 1.0)
+    else:
+        j = k
+        c = (n - j) / rest[j] if rest[j] > 0 else np.inf
+    pi = np.minimum(c * base, 1.0)
+    pi[top[:j]] = 1.0
+    return pi
 
 
 def poisson_sample(pi: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -102,10 +108,8 @@ def size_measure(m: np.ndarray, f: np.ndarray, spec: MeasureSpec, g: float) -> n
     # E[(a - g b)^2] with a - g b = (c0 - g d0) + (c1 - g d1) y, y ~ Bernoulli(m)
     e0, e1 = c0 - g * d0, c1_ - g * d1_
     theorem1 = np.sqrt(np.clip((1.0 - m) * e0 ** 2 + m * (e0 + e1) ** 2, 0.0, None))
-    import os
-    mix = float(os.environ.get("MIXR", "0.5"))
     out = np.zeros_like(m)
-    for part, wt in ((resid, mix), (theorem1, 1 - mix)):
+    for part, wt in ((resid, 0.5), (theorem1, 0.5)):
         tot = float(part.sum())
         if tot > 0 and np.isfinite(tot):
             out += wt * part / tot
@@ -139,12 +143,22 @@ class StrataModel:
     def __init__(self, scores: np.ndarray, prior: np.ndarray, n_strata: int = 24,
                  kappa: float = 10.0) -> None:
         n = scores.shape[0]
-        order = np.argsort(scores, kind="stable")
-        rank = np.empty(n, dtype=np.int64)
-        rank[order] = np.arange(n)
-        # upper edges (fractions of the pool from the bottom): 1/2, 3/4, 7/8, ...
-        edges = 1.0 - 0.5 ** np.arange(1, n_strata)
-        self.stratum = np.searchsorted(np.floor(edges * n), rank, side="right")
+        # upper edges at the fractions 1/2, 3/4, 7/8, ... of the pool from the bottom: the
+        # top 2^-j·N items exactly (one partial sort of the top), the lower edges from a
+        # systematic subsample of at most 200,000 scores; ties share a stratum
+        fracs = 1.0 - 0.5 ** np.arange(1, n_strata)
+        n_top = min(n, max(int(n * 0.5 ** 6), 1))
+        top = np.sort(np.partition(scores, n - n_top)[n - n_top:])
+        sub = scores if n <= 200_000 else scores[np.linspace(0, n - 1, 200_000).astype(int)]
+        cuts = []
+        for fr in fracs:
+            above = n * (1.0 - fr)
+            if above < 1:
+                break
+            cuts.append(top[int(n_top - above)] if above <= n_top else np.quantile(sub, fr))
+        cuts = np.unique(np.asarray(cuts, dtype=float))
+        self.stratum = np.searchsorted(cuts, scores, side="left").astype(np.int64)
+        n_strata = len(cuts) + 1
         self.prior = np.clip(prior, 0.0, 1.0)
         self.kappa = float(kappa)
         self.n_strata = n_strata

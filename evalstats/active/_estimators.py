@@ -68,6 +68,8 @@ class LabeledSample:
     item_preds: np.ndarray          # (n_items, m) predictions of every model
     draw_item: np.ndarray           # index into the items, one per draw, in draw order
     draw_weight: np.ndarray         # v = p/q = 1/(N q) of the proposal each draw came from
+    zero_f1: tuple = ()             # per model: pool items with q = 0 predicted 1 ...
+    zero_f0: tuple = ()             # ... and predicted 0 (labels never observable)
 
     def loss_weight(self, spec: MeasureSpec, model: int = 0) -> tuple[np.ndarray, np.ndarray]:
         f = self.item_preds[self.draw_item, model]
@@ -80,11 +82,28 @@ class LabeledSample:
 
     def estimate(self, spec: MeasureSpec, model: int = 0) -> dict[str, Any]:
         """:func:`ratio_estimate` of one measure for one model (``n_eff`` = Kish ESS)."""
+        if self.zero_f1 and spec.kind != "squared" and _unidentified(
+                spec, self.zero_f1[model], self.zero_f0[model]):
+            return dict(ratio_estimate(np.zeros(0), np.zeros(0), np.zeros(0)), n_eff=0.0,
+                        reason="some items can never be drawn (probability 0) and their "
+                               f"labels enter {spec.name}")
         loss, w = self.loss_weight(spec, model)
         r = ratio_estimate(self.draw_weight, w, loss)
         return dict(r, n_eff=r["ess"], reason="" if r["defined"] else (
             "no drawn item has positive weight (e.g. no predicted positive for precision, "
             "no positive label for recall)"))
+
+
+def _unidentified(spec: MeasureSpec, zero_f1: int, zero_f0: int) -> bool:
+    """Whether a label never observable (an item with ``q = 0``) changes the measure."""
+    for f, count in ((1.0, zero_f1), (0.0, zero_f0)):
+        if count:
+            l0, w0 = spec.loss_weight(np.array([f]), np.array([0.0]))
+            l1, w1 = spec.loss_weight(np.array([f]), np.array([1.0]))
+            if w0[0] != w1[0] or (w0[0] * l0[0] != w1[0] * l1[0]) or (
+                    spec.kind != "f" and (w0[0] or w1[0])):
+                return True
+    return False
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
@@ -307,11 +326,13 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
     if r["defined"] and r["ess"] < 10 and not (pps and r["std_error"] == 0):
         notes.warn(SmallSampleWarning,
                    f"Effective sample size {r['ess']:.1f} < 10: the interval is unreliable.")
+    undefined = [s.name for s in specs[1:] if "never be drawn" in sample.estimate(s)["reason"]]
+    if undefined:
+        notes.warn(UndefinedEstimateWarning,
+                   f"Not identified by this design (reported as NaN, defined=False): "
+                   f"{', '.join(undefined)}: some items can never be selected and their "
+                   f"labels enter these measures.")
     if pps:
-        undefined = [f"{s.name}" for s in specs[1:] if not sample.estimate(s)["defined"]]
-        if undefined:
-            notes.add(f"Not identified by this design (reported as NaN, defined=False): "
-                      f"{', '.join(undefined)}.")
         n_draws, df = n_labels, None
         method = f"{sample.estimator} estimator, πps without replacement ({proposal_kind})"
     else:

@@ -430,7 +430,16 @@ class ActiveEvaluator(PPSMixin):
         return LabeledSample(
             item_ids=self._ids[items], item_labels=np.array([self._labels[i] for i in items]),
             item_preds=self._pool.preds[items], draw_item=rank[inv],
-            draw_weight=1.0 / (self._pool.size * dq)), n_cut
+            draw_weight=1.0 / (self._pool.size * dq), **self._zero_counts()), n_cut
+
+    def _zero_counts(self) -> dict[str, tuple]:
+        """Pool items the current proposal can never draw, by prediction, per model."""
+        prop = self._last if self._last is not None else self._proposal()
+        zero = np.asarray(prop.q) <= 0
+        if not zero.any():
+            return {}
+        p = self._pool.preds[zero]
+        return dict(zero_f1=tuple((p == 1).sum(axis=0)), zero_f0=tuple((p == 0).sum(axis=0)))
 
     def result(self, _call: dict | None = None) -> ActiveEstimate:
         """The estimate from every draw whose label is known (usable at any moment)."""

@@ -8,9 +8,10 @@ Design table columns (one row per selected item, in selection order):
 (``1/pi``), ``model_prob`` (the model's ``p(y=1|x)`` when the batch was drawn), ``n_draws``
 (always 1), ``score``, ``pred`` (and ``pred_<model>``), ``measure``, ``alpha``, ``design``
 (``"pps"``), ``sampling``, ``estimator``, ``epsilon``, ``pool_size`` and the batch's pool
-totals ``batch_n_target``, ``batch_weight``, ``batch_n_unlabeled``, ``batch_sum_m``,
-``batch_antic_0`` and, per model column ``j``, ``batch_sum_f_j``, ``batch_sum_fm_j``,
-``batch_antic_f_j``, ``batch_zero_f1_j``, ``batch_zero_f0_j``.
+totals ``batch_n_target``, ``batch_n_unlabeled``, ``batch_sum_m``, ``batch_antic_0``,
+``batch_model`` (1: the batch's estimator used the model, 0: Horvitz–Thompson) and, per
+model column ``j``, ``batch_sum_f_j``, ``batch_sum_fm_j``, ``batch_antic_f_j``,
+``batch_zero_f1_j``, ``batch_zero_f0_j``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ._ht import DesignSample
 
 __all__ = ["PPSMixin", "BATCH_SCALARS", "BATCH_LISTS", "design_from_table"]
 
-BATCH_SCALARS = ("n_target", "weight", "n_unlabeled", "sum_m", "antic_0")
+BATCH_SCALARS = ("n_target", "n_unlabeled", "sum_m", "antic_0", "model")
 BATCH_LISTS = ("sum_f", "sum_fm", "antic_f", "zero_f1", "zero_f0")
 
 
@@ -38,7 +39,8 @@ class PPSMixin:
         self._pps = BatchDesign(self._pool, self._spec, ranking=ranking,
                                 epsilon=cfg["epsilon"], sampling=cfg["sampling"],
                                 estimator=cfg["estimator"], adaptive=cfg["adaptive"],
-                                passive=cfg["proposal"] == "passive")
+                                passive=cfg["proposal"] == "passive",
+                                raw=bool(ranking.min() < 0 or ranking.max() > 1))
         self._pps_batches: list[dict[str, Any]] = []
         self._pps_m: dict[int, float] = {}
 
@@ -78,10 +80,11 @@ class PPSMixin:
             complete = int(bt[~lab].min())
         keep = bt < complete
         di, bt = di[keep], bt[keep]
+        y = np.array([self._labels[i] for i in di])
+        batches = self._pps.anticipated(self._pps_batches[:complete], di, y, bt)
         return design_sample(
-            self._ids[di], [self._labels[i] for i in di], self._pool.preds[di], bt,
-            np.asarray(self._draw_q)[keep], [self._pps_m[i] for i in di],
-            self._pps_batches[:complete], self._config["sampling"],
+            self._ids[di], y, self._pool.preds[di], bt, np.asarray(self._draw_q)[keep],
+            [self._pps_m[i] for i in di], batches, self._config["sampling"],
             self._config["estimator"]), int((~keep).sum())
 
     def _pps_design(self) -> pd.DataFrame:

@@ -30,10 +30,12 @@ Pareto order sampling the centred form of Rosén (1997),
 **Variance floor.** The design-based estimate misses the contribution of rare large residuals
 that the sample happened not to contain (a false negative with a small ``π``), which is what
 made plain normal intervals undercover on pools with very few positives. The reported
-variance is therefore ``max(V̂, Ṽ)``, where ``Ṽ = Σ_k λ_k² Σ_{U_k} (1 − π)/π ·
-(c₁ − Ĝ d₁)² m(1 − m) / B̂²`` is the model-anticipated variance (Särndal et al. 1992, §12.2;
-``m`` instead of ``m(1 − m)`` for the Horvitz–Thompson estimator), computed from pool totals
-recorded when each batch was drawn.
+variance is therefore ``Σ_k λ_k² max(V̂_k, Ṽ_k) / B̂²``, where ``Ṽ_k = Σ_{U_k} (1 − π)/π ·
+(c₁ − Ĝ d₁)² m(1 − m)`` is the model-anticipated variance of batch ``k``
+(Särndal et al. 1992, §12.2;
+``m`` instead of ``m(1 − m)`` for the Horvitz–Thompson estimator) under the model refitted on
+every label (the evaluator replays each batch's ``π``; an exported design table keeps the
+totals recorded when the batch was drawn).
 """
 
 from __future__ import annotations
@@ -75,11 +77,11 @@ class DesignSample:
         return int(self.item_ids.shape[0])
 
     def lambdas(self, n_batches: int | None = None) -> np.ndarray:
-        """Batch weights ``λ_k ∝ 1 / Ṽ_k``: the inverse of the model-anticipated variance of
-        the headline measure's batch estimate, computed *before* the batch was drawn
-        (predictable, so ``Σ λ_k (T̂_k − T)`` is a martingale; cf. Hadad et al., PNAS 2021)."""
+        """Batch weights ``λ_k = n_k / Σ n_k`` (fixed by the batch sizes, so ``Σ λ_k (T̂_k − T)``
+        is a martingale). Weights by the inverse model-anticipated variance were tried: no
+        better on the benchmark pools and worse under an overconfident model."""
         k = len(self.batches) if n_batches is None else n_batches
-        w = np.array([b.get("weight", b["n_target"]) for b in self.batches[:k]], dtype=float)
+        w = np.array([b["n_target"] for b in self.batches[:k]], dtype=float)
         return w / w.sum()
 
     def estimate(self, spec: MeasureSpec, model: int = 0,
@@ -97,7 +99,7 @@ class DesignSample:
         c0, c1, d0, d1 = spec_coefficients(spec, f)
         a_true, b_true = c0 + c1 * y, d0 + d1 * y
         use_model = self.estimator == "difference"
-        m = self.item_m if use_model else np.zeros_like(self.item_m)
+        m = self.item_m if use_model else np.zeros_like(self.item_m)   # 0 in HT batches too
         f1c0, f1c1, f1d0, f1d1 = (float(v[0]) for v in spec_coefficients(spec, np.ones(1)))
         f0c0, f0c1, f0d0, f0d1 = (float(v[0]) for v in spec_coefficients(spec, np.zeros(1)))
         lam = self.lambdas(k_used)
@@ -111,8 +113,9 @@ class DesignSample:
                 return out
             before = self.item_batch < k
             ins = self.item_batch == k
-            sm = bt["sum_m"] if use_model else 0.0
-            sf, sfm = bt["sum_f"][model], (bt["sum_fm"][model] if use_model else 0.0)
+            batch_model = use_model and bool(bt.get("model", 1.0))
+            sm = bt["sum_m"] if batch_model else 0.0
+            sf, sfm = bt["sum_f"][model], (bt["sum_fm"][model] if batch_model else 0.0)
             nu = bt["n_unlabeled"]
             # Σ_U (c0 + c1 m) and Σ_U (d0 + d1 m) from the batch's pool totals
             sum_c0 = f1c0 * sf + f0c0 * (nu - sf)
@@ -128,7 +131,7 @@ class DesignSample:
             out["reason"] = "the estimated denominator is not positive (e.g. no positive seen)"
             return out
         g = float(np.clip(a_hat / b_hat, 0.0, 1.0))
-        var = var_bern = antic = 0.0
+        var = var_bern = 0.0
         coef1 = (f1c1 - g * f1d1) ** 2
         coef0 = (f0c1 - g * f0d1) ** 2
         wsum, w2sum, wmax = 0.0, 0.0, 0.0
@@ -136,16 +139,17 @@ class DesignSample:
             ins = self.item_batch == k
             pi = self.item_pi[ins]
             e = (c1[ins] - g * d1[ins]) * (y[ins] - m[ins])
-            var += lam[k] ** 2 * self._batch_var(e, pi)
+            v_k = self._batch_var(e, pi)
             bt = self.batches[k]
             if "antic_0" in bt:
                 af = bt["antic_f"][model]
-                antic += lam[k] ** 2 * (coef1 * af + coef0 * (bt["antic_0"] - af))
+                v_k = max(v_k, coef1 * af + coef0 * (bt["antic_0"] - af))
+            var += lam[k] ** 2 * v_k
             var_bern += lam[k] ** 2 * float(np.sum((1.0 - pi) * (b_true[ins] / pi) ** 2))
             wb = lam[k] * b_true[ins] * (pi < 1) / pi
             wsum, w2sum = wsum + wb.sum(), w2sum + (wb ** 2).sum()
             wmax = max(wmax, float(wb.max()) if wb.size else 0.0)
-        se = float(np.sqrt(max(var, antic, 0.0)) / b_hat)
+        se = float(np.sqrt(max(var, 0.0)) / b_hat)
         n_eff = b_hat ** 2 / var_bern if var_bern > 0 else float("inf")
         return dict(out, estimate=g, std_error=se, defined=True, zero_width=se == 0.0,
                     n_eff=float(n_eff), ess=wsum ** 2 / w2sum if w2sum > 0 else float("inf"),

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,28 +15,41 @@ from .._validation import check_confidence_level, check_int, fail
 from .._warnings import Notes
 from ._estimators import ActiveEstimate, LabeledSample, make_estimate
 from ._evaluator import ActiveEvaluator
+from ._evaluator_pps import design_from_table
 from ._measures import MeasureSpec, companion_specs
 
 __all__ = ["active_evaluate", "active_design", "estimate_from_labels"]
 
 
-def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any], budget: int,
-                    measure: str = "f1", proposal: str = "optimal", predictions: Any = None,
+def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
+                    n_labels: int | None = None, measure: str = "f1",
+                    proposal: str = "optimal", predictions: Any = None,
                     rng: None | int | np.random.Generator = None, *, beta: float = 1.0,
                     alpha: float | None = None, variance: Any = None, epsilon: float = 0.1,
                     recalibrate: str | None = None, batch_size: int | None = None,
                     ids: Any = None, confidence_level: float = 0.95,
-                    path: str | Path | None = None) -> ActiveEstimate:
-    r"""Estimate a measure with ``budget`` distinct labels from a labeling callback.
+                    path: str | Path | None = None, design: str | None = None,
+                    estimator: str = "difference", sampling: str = "pareto",
+                    adaptive: bool = True, budget: int | None = None) -> ActiveEstimate:
+    r"""Estimate a measure with ``n_labels`` distinct labels from a labeling callback.
 
-    Draws with replacement from the proposal (Algorithm 1 of both papers), asks ``oracle``
-    only for items not labeled before, and stops at the ``budget``-th distinct label. The
-    estimate is the self-normalised importance-weighted ``Ĝ = Σ v w ℓ / Σ v w`` with the
-    delta-method standard error ``sqrt(Σ v² w² (ℓ − Ĝ)²) / Σ v w`` (the form printed in the
-    NIPS paper lacks ``1/E[w]²`` and is not used). The interval is the delta method on the
-    logit scale with ``ESS − 1`` df (``interval_scale="logit"``; the papers' linear t interval
-    on ``n_draws − 1`` df is ``dataclasses.replace(res, interval_scale="linear")``), and the
-    Wilson interval at the ESS when every sampled loss is equal.
+    **Default for binary pools (``design="pps"``):** the items are selected *without
+    replacement* with capped inclusion probabilities ``π = min(1, c·size)`` (Pareto πps;
+    items with ``π = 1`` are labeled with certainty), and every measure is estimated by the
+    model-assisted difference estimator (the model's expected value summed over the pool plus
+    the ``1/π``-weighted residuals of the labeled items) with a delta-method variance for the
+    ratio; the interval is Wilson's at the effective sample size (see
+    :mod:`evalstats.active._ht`, :mod:`evalstats.active._intervals`). With ``batch_size``
+    smaller than ``n_labels`` the labels are bought in batches and (``adaptive=True``) the
+    model is updated from the labels between batches.
+
+    **The papers' design (``design="with_replacement"``, and for multi-class or squared-loss
+    pools):** draws with replacement from the proposal (Algorithm 1 of both papers), asks
+    ``oracle`` only for items not labeled before, and stops at the ``n_labels``-th distinct
+    label. The estimate is ``Ĝ = Σ v w ℓ / Σ v w`` with the delta-method standard error
+    ``sqrt(Σ v² w² (ℓ − Ĝ)²) / Σ v w`` (the form printed in the NIPS paper lacks ``1/E[w]²``
+    and is not used); the interval is the delta method on the logit scale with ``ESS − 1``
+    df (``res.conf_int(method="linear")`` gives the papers' linear t interval).
 
     Parameters
     ----------
@@ -44,10 +58,12 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any], budget: in
         for ``measure="squared"``). Raw margins are accepted with ``recalibrate``.
     oracle : callable
         ``oracle(ids) -> labels`` for an array of item identifiers.
-    budget : int
-        Number of distinct labels to buy (>= 1).
+    n_labels : int
+        Number of distinct labels to buy (>= 1). ``budget=`` is the old spelling (deprecated).
     measure : {"f1", "precision", "recall", "fbeta", "accuracy", "error", "squared"}
-        The measure the proposal is optimised for; ``measures()`` gives all others.
+        The measure the proposal is optimised for; ``measures()`` gives all others (those
+        the design cannot identify — e.g. recall when ``measure="precision"`` and
+        ``epsilon=0`` never samples predicted negatives — are NaN with ``defined=False``).
     proposal : {"optimal", "passive"}
         ``"passive"`` samples uniformly through the same code.
     predictions : array_like or DataFrame, optional
@@ -65,6 +81,8 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any], budget: in
     confidence_level : float
     path : str or Path, optional
         Session file (see :class:`ActiveEvaluator`): labels survive a crash.
+    design, estimator, sampling, adaptive
+        See :class:`ActiveEvaluator`.
 
     Returns
     -------
@@ -93,16 +111,17 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any], budget: in
     >>> res.n_labels
     200
     """
-    budget = check_int(budget, "budget", 1)
+    budget = _n_labels_iv(n_labels, budget)
     if not callable(oracle):
         raise fail("oracle", "a callable oracle(ids) -> labels",
                    got=f"an object of type {type(oracle).__name__}", exc=TypeError)
     ev = ActiveEvaluator(scores, measure, predictions=predictions, ids=ids, beta=beta,
                          alpha=alpha, variance=variance, proposal=proposal, epsilon=epsilon,
                          recalibrate=recalibrate, confidence_level=confidence_level, rng=rng,
-                         path=path)
+                         path=path, design=design, estimator=estimator, sampling=sampling,
+                         adaptive=adaptive)
     if budget > ev._pool.size:
-        raise fail("budget", f"at most the pool size {ev._pool.size}", value=budget)
+        raise fail("n_labels", f"at most the pool size {ev._pool.size}", value=budget)
     if batch_size is None:
         batch_size = budget if recalibrate is None else max(budget // 10, 10)
     batch_size = check_int(batch_size, "batch_size", 1)
@@ -113,9 +132,23 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any], budget: in
         except (ValueError, TypeError) as err:
             err.evaluator = ev
             raise
-    call = dict(function="active_evaluate", budget=budget, measure=measure,
-                proposal=proposal, epsilon=epsilon, recalibrate=recalibrate)
+    call = dict(function="active_evaluate", n_labels=budget, measure=measure,
+                proposal=proposal, epsilon=epsilon, recalibrate=recalibrate,
+                design=ev._config["design"], batch_size=batch_size)
     return ev.result(_call=call)
+
+
+def _n_labels_iv(n_labels: int | None, budget: int | None) -> int:
+    """``n_labels`` (``budget`` is its deprecated spelling, with a FutureWarning)."""
+    if budget is not None:
+        if n_labels is not None:
+            raise fail("budget", "omitted when `n_labels` is given (it is its old name)",
+                       value=budget)
+        warnings.warn("`budget` is deprecated; use `n_labels`.", FutureWarning, stacklevel=3)
+        n_labels = budget
+    if n_labels is None:
+        raise fail("n_labels", "the number of labels to buy", got="None", exc=TypeError)
+    return check_int(n_labels, "n_labels", 1)
 
 
 def _oracle_answer(answer: Any, n: int) -> np.ndarray:
@@ -126,13 +159,21 @@ def _oracle_answer(answer: Any, n: int) -> np.ndarray:
     return arr
 
 
-def active_design(scores: Any, budget: int, measure: str = "f1",
+def active_design(scores: Any, n_labels: int | None = None, measure: str = "f1",
                   rng: None | int | np.random.Generator = None, *, predictions: Any = None,
                   ids: Any = None, beta: float = 1.0, alpha: float | None = None,
                   variance: Any = None, proposal: str = "optimal",
-                  epsilon: float = 0.1) -> pd.DataFrame:
-    """The items to label, offline: one row per distinct item of ``budget`` draws-until-new.
+                  epsilon: float = 0.1, design: str | None = None,
+                  estimator: str = "difference", sampling: str = "pareto",
+                  budget: int | None = None) -> pd.DataFrame:
+    """The items to label, offline (one batch; for batches use :class:`ActiveEvaluator`).
 
+    ``design="pps"`` (default for binary pools): one row per selected item, columns as
+    listed in :mod:`evalstats.active._evaluator_pps` (``id``, ``batch``, ``pi``, ``weight``,
+    ``model_prob``, ..., and the batch's pool totals the estimator needs).
+    ``budget=`` is the old spelling of ``n_labels`` (deprecated).
+
+    ``design="with_replacement"``: one row per distinct item of ``n_labels`` draws-until-new.
     Columns: ``id``, ``n_draws`` (times drawn), ``first_draw``, ``draw_seq`` (positions in
     the draw sequence), ``q`` (sampling probability), ``weight`` (``1/(N q)``), ``score``,
     ``pred`` (and ``pred_<model>`` for further models), ``measure``, ``alpha``, ``proposal``,
@@ -155,12 +196,13 @@ def active_design(scores: Any, budget: int, measure: str = "f1",
     >>> res.n_labels
     100
     """
-    budget = check_int(budget, "budget", 1)
+    budget = _n_labels_iv(n_labels, budget)
     ev = ActiveEvaluator(scores, measure, predictions=predictions, ids=ids, beta=beta,
                          alpha=alpha, variance=variance, proposal=proposal, epsilon=epsilon,
-                         rng=rng)
+                         rng=rng, design=design, estimator=estimator, sampling=sampling,
+                         adaptive=False)
     if budget > ev._pool.size:
-        raise fail("budget", f"at most the pool size {ev._pool.size}", value=budget)
+        raise fail("n_labels", f"at most the pool size {ev._pool.size}", value=budget)
     ev.query(budget)
     return ev.design()
 
@@ -190,6 +232,8 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
     if not isinstance(design, pd.DataFrame):
         raise fail("design", "the DataFrame returned by `active_design`",
                    got=f"an object of type {type(design).__name__}", exc=TypeError)
+    if "design" in design.columns and (design["design"] == "pps").any():
+        return _estimate_pps(design, labels, level)
     missing = [c for c in DESIGN_COLUMNS if c not in design.columns]
     if missing:
         raise fail("design", "a table with the columns of `active_design`",
@@ -236,6 +280,44 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
     return make_estimate(sample, companion_specs(spec, binary), model_names=names, level=level,
                          proposal_kind=proposal, epsilon=eps, plug_in=float("nan"),
                          pool_size=n_pool, notes=notes,
+                         call=dict(function="estimate_from_labels", measure=name,
+                                   n_design=len(design)))
+
+
+PPS_COLUMNS = ("id", "batch", "pi", "model_prob", "pred", "measure", "sampling", "estimator",
+               "pool_size")
+
+
+def _estimate_pps(design: pd.DataFrame, labels: Any, level: float) -> ActiveEstimate:
+    """:func:`estimate_from_labels` for a without-replacement (πps) design table."""
+    missing = [c for c in PPS_COLUMNS if c not in design.columns]
+    if missing:
+        raise fail("design", "a table with the columns of `active_design(design='pps')`",
+                   got=f"no column(s) {', '.join(missing)}")
+    y = _match_labels(design, labels)
+    known = np.isfinite(y)
+    bad = known & ~np.isin(y, (0.0, 1.0))
+    if bad.any():
+        raise fail("labels", "binary labels 0 or 1", got=f"{int(bad.sum())} other values, "
+                   f"e.g. {y[bad][0]:g}")
+    notes = Notes()
+    if not known.all():
+        first = int(design["batch"].to_numpy()[~known].min())
+        notes.add(f"{int((~known).sum())} design items have no label; batches from {first} "
+                  f"on are not used.")
+        keep = design["batch"].to_numpy() < first
+        design, y = design.loc[keep], y[keep]
+        if not len(design):
+            raise fail("labels", "every label of the first batch", got="missing labels")
+    sample, pred_cols = design_from_table(design, y)
+    name = str(design["measure"].iloc[0])
+    alpha = design["alpha"].iloc[0] if "alpha" in design else np.nan
+    spec = MeasureSpec(name, "f", float(alpha)) if np.isfinite(alpha) else MeasureSpec(name, name)
+    eps = float(design["epsilon"].iloc[0]) if "epsilon" in design else float("nan")
+    return make_estimate(sample, companion_specs(spec, True),
+                         model_names=["model"] + [c[5:] for c in pred_cols[1:]], level=level,
+                         proposal_kind="pps", epsilon=eps, plug_in=float("nan"),
+                         pool_size=int(design["pool_size"].iloc[0]), notes=notes,
                          call=dict(function="estimate_from_labels", measure=name,
                                    n_design=len(design)))
 
