@@ -140,8 +140,9 @@ def design_sample(item_ids: np.ndarray, labels: np.ndarray, preds: np.ndarray,
                   batches: list[dict[str, Any]], sampling: str,
                   estimator: str) -> DesignSample:
     """A :class:`DesignSample` (arrays as given, batches as plain dicts)."""
+    n_models = len(batches[0]["sum_f"]) if batches else 1
     return DesignSample(item_ids=np.asarray(item_ids), item_labels=np.asarray(labels, float),
-                        item_preds=np.asarray(preds, float).reshape(len(item_ids), -1),
+                        item_preds=np.asarray(preds, float).reshape(len(item_ids), n_models),
                         item_batch=np.asarray(batch, int), item_pi=np.asarray(pi, float),
                         item_m=np.asarray(m, float), batches=list(batches),
                         sampling=sampling, estimator=estimator)

@@ -34,7 +34,7 @@ from ._state import StateStore
 __all__ = ["ActiveEvaluator"]
 
 #: the design used for binary pools when ``design=None`` (chosen by the benchmark)
-DEFAULT_DESIGN = "with_replacement"
+DEFAULT_DESIGN = "pps"
 
 
 class ActiveEvaluator(PPSMixin):
@@ -128,8 +128,8 @@ class ActiveEvaluator(PPSMixin):
         if design == "pps":
             arr = check_array(scores, "scores")
             ranking = arr
-            if arr.min() < 0 or arr.max() > 1:        # margins: a logistic prior, ranked
-                scores = special.expit(arr)
+            if arr.size and arr.min() < 0 and np.isfinite(arr).all():
+                scores = special.expit(arr)  # margins (some negative): a logistic prior
         elif recalibrate is not None and np.ndim(scores) == 1 and spec.kind != "squared":
             arr = check_array(scores, "scores")
             raw = bool(arr.min() < 0 or arr.max() > 1)

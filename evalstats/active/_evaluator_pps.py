@@ -40,7 +40,7 @@ class PPSMixin:
                                 epsilon=cfg["epsilon"], sampling=cfg["sampling"],
                                 estimator=cfg["estimator"], adaptive=cfg["adaptive"],
                                 passive=cfg["proposal"] == "passive",
-                                raw=bool(ranking.min() < 0 or ranking.max() > 1))
+                                raw=bool(ranking.size and ranking.min() < 0))
         self._pps_batches: list[dict[str, Any]] = []
         self._pps_m: dict[int, float] = {}
 
@@ -115,8 +115,20 @@ class PPSMixin:
                     m=[[int(i), float(v)] for i, v in self._pps_m.items()])
 
     def _pps_restore(self, meta: dict[str, Any]) -> None:
+        """Batch state from a session file; the last batch's π is replayed for plots."""
         self._pps_batches = list(meta.get("batches", []))
         self._pps_m = {int(i): float(v) for i, v in meta.get("m", [])}
+        if not self._pps_batches:
+            return
+        last = len(self._pps_batches) - 1
+        before = np.asarray(self._draw_batch, dtype=int) < last
+        idx = np.asarray(self._draw_idx, dtype=int)[before]
+        y = np.array([self._labels.get(int(i), np.nan) for i in idx])
+        n = int(self._pps_batches[last]["n_target"])
+        unl, pi, _, g = self._pps.inclusion(n, idx, y)
+        full = np.zeros(self._pool.size)
+        full[unl] = pi
+        self._last = self._pps.proposal(full, g, n)
 
 
 def design_from_table(design: pd.DataFrame, y: np.ndarray) -> tuple[DesignSample, list[str]]:
