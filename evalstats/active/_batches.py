@@ -15,11 +15,11 @@ import numpy as np
 
 from ._design import (
     StrataModel,
+    coefficients_at,
     inclusion_probabilities,
     pareto_sample,
     poisson_sample,
     size_measure,
-    spec_coefficients,
 )
 from ._ht import DesignSample
 from ._measures import MeasureSpec
@@ -58,11 +58,16 @@ class BatchDesign:
     def plug_in(self, m: np.ndarray, labeled: np.ndarray, lab_idx: np.ndarray,
                 lab_y: np.ndarray) -> float:
         """The model's value of the headline measure, with known labels substituted."""
-        y = m.copy()
-        y[lab_idx] = lab_y
-        c0, c1, d0, d1 = spec_coefficients(self.spec, self.pool.headline_pred)
-        den = float(np.sum(d0 + d1 * y))
-        return float(np.sum(c0 + c1 * y) / den) if den > 0 else float("nan")
+        f = self.pool.headline_pred
+        y1 = float(np.dot(f, m)) + float(np.dot(f[lab_idx], lab_y - m[lab_idx]))
+        y_all = float(m.sum()) + float(np.sum(lab_y - m[lab_idx]))
+        n1 = float(f.sum())
+        n0 = f.shape[0] - n1
+        (c0a, c1a, d0a, d1a), (c0b, c1b, d0b, d1b) = (coefficients_at(self.spec, 1.0),
+                                                      coefficients_at(self.spec, 0.0))
+        num = c0a * n1 + c0b * n0 + c1a * y1 + c1b * (y_all - y1)
+        den = d0a * n1 + d0b * n0 + d1a * y1 + d1b * (y_all - y1)
+        return num / den if den > 0 else float("nan")
 
     def next_batch(self, n: int, lab_idx: np.ndarray, lab_y: np.ndarray,
                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray,

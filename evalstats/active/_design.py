@@ -102,18 +102,29 @@ def size_measure(m: np.ndarray, f: np.ndarray, spec: MeasureSpec, g: float) -> n
     The Theorem-1 radicand ``E[(a − G b)²]`` (uncentred) is added with equal total mass, so
     that items the model is sure about still get a share.
     """
-    c1, d1 = spec_coefficients(spec, f)[1::2]
-    resid = np.abs(c1 - g * d1) * np.sqrt(np.clip(m * (1.0 - m), 0.0, None))
-    c0, c1_, d0, d1_ = spec_coefficients(spec, f)
-    # E[(a - g b)^2] with a - g b = (c0 - g d0) + (c1 - g d1) y, y ~ Bernoulli(m)
-    e0, e1 = c0 - g * d0, c1_ - g * d1_
-    theorem1 = np.sqrt(np.clip((1.0 - m) * e0 ** 2 + m * (e0 + e1) ** 2, 0.0, None))
+    is1 = np.asarray(f) == 1
+    (c0a, c1a, d0a, d1a), (c0b, c1b, d0b, d1b) = (coefficients_at(spec, 1.0),
+                                                  coefficients_at(spec, 0.0))
+    var = m * (1.0 - m)
+    np.maximum(var, 0.0, out=var)
+    resid = np.sqrt(var)
+    resid *= np.where(is1, abs(c1a - g * d1a), abs(c1b - g * d1b))
+    # E[(a - g b)^2] with a - g b = e0 + e1 y, y ~ Bernoulli(m): e0² + (2 e0 e1 + e1²) m
+    e0 = np.where(is1, c0a - g * d0a, c0b - g * d0b)
+    e1 = np.where(is1, c1a - g * d1a, c1b - g * d1b)
+    theorem1 = e0 * e0 + (2.0 * e0 * e1 + e1 * e1) * m
+    np.sqrt(np.maximum(theorem1, 0.0, out=theorem1), out=theorem1)
     out = np.zeros_like(m)
-    for part, wt in ((resid, 0.5), (theorem1, 0.5)):
+    for part in (resid, theorem1):
         tot = float(part.sum())
         if tot > 0 and np.isfinite(tot):
-            out += wt * part / tot
+            out += (0.5 / tot) * part
     return out
+
+
+def coefficients_at(spec: MeasureSpec, f: float) -> tuple[float, float, float, float]:
+    """``(c₀, c₁, d₀, d₁)`` of :func:`spec_coefficients` for one prediction value."""
+    return tuple(float(v[0]) for v in spec_coefficients(spec, np.array([f])))
 
 
 def spec_coefficients(spec: MeasureSpec, f: np.ndarray) -> tuple[np.ndarray, ...]:

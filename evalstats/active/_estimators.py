@@ -326,7 +326,11 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
     if r["defined"] and r["ess"] < 10 and not (pps and r["std_error"] == 0):
         notes.warn(SmallSampleWarning,
                    f"Effective sample size {r['ess']:.1f} < 10: the interval is unreliable.")
-    undefined = [s.name for s in specs[1:] if "never be drawn" in sample.estimate(s)["reason"]]
+    companions = {s.name: sample.estimate(s) for s in specs[1:]}
+    undefined = [k for k, v in companions.items() if "never be drawn" in v["reason"]]
+    for k, v in companions.items():
+        if not v["defined"] and k not in undefined:
+            notes.add(f"{k} is undefined on this sample ({v['reason']}): NaN, defined=False.")
     if undefined:
         notes.warn(UndefinedEstimateWarning,
                    f"Not identified by this design (reported as NaN, defined=False): "
