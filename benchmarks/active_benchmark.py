@@ -229,6 +229,20 @@ def summarise(raw: pd.DataFrame, truths: dict) -> pd.DataFrame:
     return df
 
 
+def verdict(table: pd.DataFrame) -> pd.DataFrame:
+    """Per method: worst F1 RMSE ratio to adaptive OASIS over pools at 500 and 1000 labels,
+    and the coverage range over pools, measures and 200/500/1000 labels (the default is the
+    method with the smallest worst-case ratio among those with intervals)."""
+    rows = []
+    for method, g in table.groupby("method"):
+        f1 = g[(g.measure == "f1") & g.budget.isin([500, 1000])]
+        cov = g[g.budget.isin([200, 500, 1000])]["coverage"]
+        rows.append(dict(method=method, worst_f1_ratio_to_oasis=f1["rmse_ratio_to_oasis"].max(),
+                         mean_f1_ratio_to_oasis=f1["rmse_ratio_to_oasis"].mean(),
+                         coverage_min=cov.min(), coverage_max=cov.max()))
+    return pd.DataFrame(rows).sort_values("worst_f1_ratio_to_oasis")
+
+
 def speed(n_pool: int) -> pd.DataFrame:
     """Seconds to build the first proposal of a pool of ``n_pool`` items."""
     rng = np.random.default_rng(0)
@@ -247,6 +261,24 @@ def speed(n_pool: int) -> pd.DataFrame:
                               pps_init_and_first_1000_seconds=t_pps)])
 
 
+def print_tables(table: pd.DataFrame) -> None:
+    with pd.option_context("display.width", 220, "display.max_rows", 2000):
+        cols = ["pool", "method", "budget", "measure", "reps", "undefined", "rmse", "bias",
+                "rmse_ratio_to_oasis", "coverage", "coverage_se", "mean_width",
+                "seconds_per_run"]
+        print(table[table.measure == "f1"][cols].round(4).to_string(index=False))
+        ratio = table[(table.measure == "f1") & table.budget.isin([500, 1000])].pivot_table(
+            index="pool", columns=["method", "budget"], values="rmse_ratio_to_oasis")
+        print("\nF1 RMSE / adaptive OASIS RMSE")
+        print(ratio.round(2).to_string())
+        cov = table[table.budget.isin([200, 500, 1000]) & table.coverage.notna()]
+        print("\nCoverage (min over measures) by pool, method and labels")
+        print(cov.pivot_table(index="pool", columns=["method", "budget"], values="coverage",
+                              aggfunc="min").round(3).to_string())
+        print("\nVerdict")
+        print(verdict(table).round(3).to_string(index=False))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="10 repetitions")
@@ -258,7 +290,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", default=None, help="CSV name in benchmarks/results/")
+    ap.add_argument("--summarise", default=None, metavar="CSV",
+                    help="only print the tables of an earlier results CSV")
     args = ap.parse_args(argv)
+    if args.summarise:
+        print_tables(pd.read_csv(args.summarise))
+        return 0
     reps = 10 if args.quick else args.reps
     pools = load_pools(args.pools.split(","))
     methods = args.methods.split(",")
@@ -284,12 +321,7 @@ def main(argv=None) -> int:
     out = RESULTS / (args.out or ("active_benchmark_quick.csv" if args.quick
                                   else "active_benchmark.csv"))
     table.to_csv(out, index=False)
-    with pd.option_context("display.width", 220, "display.max_rows", 2000):
-        cols = ["pool", "method", "budget", "measure", "reps", "undefined", "rmse", "bias",
-                "rmse_ratio_to_oasis", "coverage", "coverage_se", "mean_width",
-                "seconds_per_run"]
-        f1 = table[table.measure == "f1"]
-        print(f1[cols].round(4).to_string(index=False))
+    print_tables(table)
     if not args.no_speed:
         sp = speed(1_000_000 if args.quick else 10_000_000)
         sp.to_csv(RESULTS / ("active_speed_quick.csv" if args.quick else "active_speed.csv"),
