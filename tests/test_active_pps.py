@@ -205,7 +205,7 @@ def test_precision_one_gets_an_interval_that_contains_it():
             res = active_evaluate(p, lambda i: y[i], 100, "precision", predictions=pred,
                                   rng=seed)
         lo, hi = res.conf_int()
-        assert res.estimate <= 1.0 and hi == pytest.approx(1.0)
+        assert res.estimate <= hi == 1.0
         assert lo < 1.0 or res.n_eff == np.inf
         hits += lo <= 1.0 <= hi
     assert hits == 40
@@ -309,3 +309,22 @@ def test_interval_methods_and_plot(pool):
     assert ax.get_xlabel() == "distinct labels"
     assert len(res.running()) == 4
     plt.close("all")
+
+
+def test_wilson_matches_statsmodels_and_boundary_rules():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from evalstats.active._intervals import interval, wilson
+
+    for x, n in ((0, 20), (3, 20), (20, 20), (7, 50)):
+        ref = proportion_confint(x, n, 0.05, "wilson")
+        np.testing.assert_allclose(wilson(x / n, n, 1.959963984540054), ref, rtol=1e-9)
+    # interior: Wilson at n* = p(1-p)/SE^2; boundary: Wilson at the design's n_eff
+    lo, hi = interval(0.3, 0.05, bounded=True, level=0.95, method="wilson", n_eff=10)
+    np.testing.assert_allclose((lo, hi), proportion_confint(0.3 * 84, 84, 0.05, "wilson"),
+                               rtol=1e-9)
+    lo, hi = interval(1.0, 0.0, bounded=True, level=0.95, method="linear", n_eff=30)
+    assert hi == 1.0
+    assert lo == pytest.approx(proportion_confint(30, 30, 0.05, "wilson")[0])
+    assert interval(1.0, 0.0, bounded=True, level=0.95, method="wilson",
+                    n_eff=np.inf) == (1.0, 1.0)          # every relevant item labeled

@@ -38,7 +38,9 @@ def wilson(p: float, n: float, z: float) -> ConfidenceInterval:
     z2n = z * z / n
     centre = (p + z2n / 2.0) / (1.0 + z2n)
     half = z / (1.0 + z2n) * np.sqrt(max(p * (1.0 - p), 0.0) / n + z2n / (4.0 * n))
-    return ConfidenceInterval(float(max(centre - half, 0.0)), float(min(centre + half, 1.0)))
+    lo, hi = max(centre - half, 0.0), min(centre + half, 1.0)
+    # exact boundary values (the closed form gives 1 − 1e-16 at p = 1)
+    return ConfidenceInterval(0.0 if p <= 0 else float(lo), 1.0 if p >= 1 else float(hi))
 
 
 def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
