@@ -303,6 +303,9 @@ def main(argv=None) -> int:
         methods = [m for m in methods if not m.startswith("oasis")]
     raw, truths = [], {}
     seeds = np.random.SeedSequence(args.seed).spawn(reps)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / (args.out or ("active_benchmark_quick.csv" if args.quick
+                                  else "active_benchmark.csv"))
     for name, pool in pools.items():
         truths[name] = truth(pool)
         print(f"{name}: {len(pool['label'])} items, {pool['label'].mean():.4%} positives, "
@@ -316,11 +319,8 @@ def main(argv=None) -> int:
                             for x in run_method(method, pool, r, seeds[r])]
             print(f"  {method:15s} {reps} reps in {time.perf_counter() - t0:6.1f} s",
                   flush=True)
-    table = summarise(pd.DataFrame(raw), truths)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / (args.out or ("active_benchmark_quick.csv" if args.quick
-                                  else "active_benchmark.csv"))
-    table.to_csv(out, index=False)
+        table = summarise(pd.DataFrame(raw), truths)       # written after every pool
+        table.to_csv(out, index=False)
     print_tables(table)
     if not args.no_speed:
         sp = speed(1_000_000 if args.quick else 10_000_000)

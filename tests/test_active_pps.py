@@ -328,3 +328,18 @@ def test_wilson_matches_statsmodels_and_boundary_rules():
     assert lo == pytest.approx(proportion_confint(30, 30, 0.05, "wilson")[0])
     assert interval(1.0, 0.0, bounded=True, level=0.95, method="wilson",
                     n_eff=np.inf) == (1.0, 1.0)          # every relevant item labeled
+
+
+def test_several_models_from_one_pps_sample(pool):
+    import pandas as pd
+
+    truth = pool["label"].to_numpy()
+    preds = pd.DataFrame({"thr05": pool["pred"], "thr02": (pool["prob"] > 0.2).astype(int)})
+    res = active_evaluate(pool["prob"], lambda i: truth[i], 300, predictions=preds, rng=3)
+    table = res.measures()
+    assert set(table["model"]) == {"thr05", "thr02"}
+    assert table["estimate"].notna().all() and table["defined"].all()
+    row = table[(table.model == "thr02") & (table.measure == "recall")].iloc[0]
+    f2 = preds["thr02"].to_numpy()
+    true_recall = np.sum(f2 * truth) / np.sum(truth)
+    assert abs(row["estimate"] - true_recall) < 5 * row["std_error"] + 0.02
