@@ -143,10 +143,12 @@ def test_two_adaptive_batches_are_unbiased_by_enumerating_every_path():
     c0, c1, d0, d1 = spec_coefficients(spec, f)
     a_true, b_true = (c0 + c1 * y).sum(), (d0 + d1 * y).sum()
     mean_a = mean_b = total = 0.0
-    unl1, pi1, m1, _ = design.inclusion(2, np.array([], int), np.array([]))
+    rows1, pi1, m1, _ = design.inclusion(2, np.array([], int), np.array([]))
+    unl1 = rows1.array
     for s1, p1 in _poisson_outcomes(pi1):
         idx1 = unl1[s1]
-        unl2, pi2, m2, _ = design.inclusion(2, idx1, y[idx1])
+        rows2, pi2, m2, _ = design.inclusion(2, idx1, y[idx1])
+        unl2 = rows2.array
         for s2, p2 in _poisson_outcomes(pi2):
             idx2 = unl2[s2]
             labels = np.r_[idx1, idx2]

@@ -55,8 +55,7 @@ class BatchDesign:
             return self.pool.probs
         return self.model.probabilities(lab_idx, lab_y)
 
-    def plug_in(self, m: np.ndarray, labeled: np.ndarray, lab_idx: np.ndarray,
-                lab_y: np.ndarray) -> float:
+    def plug_in(self, m: np.ndarray, lab_idx: np.ndarray, lab_y: np.ndarray) -> float:
         """The model's value of the headline measure, with known labels substituted."""
         f = self.pool.headline_pred
         y1 = float(np.dot(f, m)) + float(np.dot(f[lab_idx], lab_y - m[lab_idx]))
@@ -73,41 +72,34 @@ class BatchDesign:
                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                       dict[str, Any], np.ndarray, float]:
         """Select batch positions; return ``(idx, pi, m, stats, pi_over_pool, plug_in)``."""
-        size = self.pool.size
         unl, pi, m, g = self.inclusion(n, lab_idx, lab_y)
         pos = pareto_sample(pi, n, rng) if self.sampling == "pareto" else poisson_sample(pi, rng)
-        preds = self.pool.preds[unl]
+        preds = unl.take(self.pool.preds)
         use_model = self.estimator_model(len(lab_idx))
-        mu = m[unl] if use_model else np.zeros(unl.shape[0])
+        m_u = unl.take(m)
+        mu = m_u if use_model else np.zeros(unl.n)
         zero = pi <= 0
         # anticipated (model-expected) variance terms Σ_U (1 − π)/π · Var_m(residual)
-        vres = mu * (1.0 - mu) if use_model else m[unl]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            av = np.where(zero, 0.0, (1.0 - pi) / pi * vres)
-        stats = dict(n_target=float(n), n_unlabeled=float(unl.shape[0]), sum_m=float(mu.sum()),
-                     sum_f=preds.sum(axis=0).tolist(),
-                     sum_fm=(preds * mu[:, None]).sum(axis=0).tolist(),
-                     zero_f1=(preds[zero] == 1).sum(axis=0).tolist(),
-                     zero_f0=(preds[zero] == 0).sum(axis=0).tolist(),
-                     antic_0=float(av.sum()), antic_f=(preds * av[:, None]).sum(axis=0).tolist(),
+        av = _anticipated_terms(pi, mu * (1.0 - mu) if use_model else m_u)
+        pz = preds[zero]
+        stats = dict(n_target=float(n), n_unlabeled=float(unl.n), sum_m=float(mu.sum()),
+                     sum_f=preds.sum(axis=0).tolist(), sum_fm=(mu @ preds).tolist(),
+                     zero_f1=(pz == 1).sum(axis=0).tolist(),
+                     zero_f0=(pz == 0).sum(axis=0).tolist(),
+                     antic_0=float(av.sum()), antic_f=(av @ preds).tolist(),
                      model=float(use_model))
-        full = np.zeros(size)
-        full[unl] = pi
-        return unl[pos], pi[pos], mu[pos], stats, full, g
+        return unl.positions(pos), pi[pos], mu[pos], stats, unl.scatter(pi), g
 
     def inclusion(self, n: int, lab_idx: np.ndarray, lab_y: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """``(unlabeled positions, π over them, model m, plug-in G̃)`` for a batch of ``n``."""
-        size = self.pool.size
-        labeled = np.zeros(size, dtype=bool)
-        labeled[lab_idx] = True
-        unl = np.flatnonzero(~labeled)
+        unl = _Rows(self.pool.size, lab_idx)
         m = self.model_probs(lab_idx, lab_y)
-        g = self.plug_in(m, labeled, lab_idx, lab_y)
+        g = self.plug_in(m, lab_idx, lab_y)
         if self.passive or not np.isfinite(g):
-            shape = np.zeros(unl.shape[0])
+            shape = np.zeros(unl.n)
         else:
-            shape = size_measure(m[unl], self.pool.headline_pred[unl], self.spec, g)
+            shape = size_measure(unl.take(m), unl.take(self.pool.headline_pred), self.spec, g)
         pi = inclusion_probabilities(shape, n, 1.0 if self.passive else self.epsilon)
         return unl, pi, m, g
 
@@ -122,13 +114,10 @@ class BatchDesign:
         for k, bt in enumerate(batches):
             before = lab_batch < k
             unl, pi, _, _ = self.inclusion(int(bt["n_target"]), lab_idx[before], lab_y[before])
-            mu = m_final[unl]
-            vres = mu * (1.0 - mu) if bt.get("model", 1.0) else mu
-            with np.errstate(divide="ignore", invalid="ignore"):
-                av = np.where(pi <= 0, 0.0, (1.0 - pi) / pi * vres)
-            preds = self.pool.preds[unl]
+            mu = unl.take(m_final)
+            av = _anticipated_terms(pi, mu * (1.0 - mu) if bt.get("model", 1.0) else mu)
             out.append(dict(bt, antic_0=float(av.sum()),
-                            antic_f=(preds * av[:, None]).sum(axis=0).tolist()))
+                            antic_f=(av @ unl.take(self.pool.preds)).tolist()))
         return out
 
     def proposal(self, pi_full: np.ndarray, g: float, n: int) -> Proposal:
@@ -138,6 +127,47 @@ class BatchDesign:
                         method=f"capped πps ({self.sampling}), batch of {n}",
                         kind="passive" if self.passive else "pps", epsilon=self.epsilon,
                         criterion="model-assisted", **plot_sample(self.pool, q))
+
+
+class _Rows:
+    """The unlabeled rows of the pool: all of them (views, no copies) or an index array."""
+
+    def __init__(self, size: int, lab_idx: np.ndarray) -> None:
+        self.size = size
+        if len(lab_idx) == 0:
+            self.idx, self.n = None, size
+        else:
+            labeled = np.zeros(size, dtype=bool)
+            labeled[lab_idx] = True
+            self.idx = np.flatnonzero(~labeled)
+            self.n = int(self.idx.shape[0])
+
+    @property
+    def array(self) -> np.ndarray:
+        """The positions as an array."""
+        return np.arange(self.size) if self.idx is None else self.idx
+
+    def take(self, a: np.ndarray) -> np.ndarray:
+        return a if self.idx is None else a[self.idx]
+
+    def positions(self, pos: np.ndarray) -> np.ndarray:
+        return pos if self.idx is None else self.idx[pos]
+
+    def scatter(self, values: np.ndarray) -> np.ndarray:
+        if self.idx is None:
+            return np.asarray(values, dtype=float)
+        full = np.zeros(self.size)
+        full[self.idx] = values
+        return full
+
+
+def _anticipated_terms(pi: np.ndarray, vres: np.ndarray) -> np.ndarray:
+    """``(1 − π)/π · v`` (0 where ``π = 0``: such items are flagged, not estimated)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (1.0 - pi) / pi
+    out[pi <= 0] = 0.0
+    out *= vres
+    return out
 
 
 def design_sample(item_ids: np.ndarray, labels: np.ndarray, preds: np.ndarray,

@@ -102,24 +102,30 @@ def size_measure(m: np.ndarray, f: np.ndarray, spec: MeasureSpec, g: float) -> n
     The Theorem-1 radicand ``E[(a − G b)²]`` (uncentred) is added with equal total mass, so
     that items the model is sure about still get a share.
     """
-    is1 = np.asarray(f) == 1
     (c0a, c1a, d0a, d1a), (c0b, c1b, d0b, d1b) = (coefficients_at(spec, 1.0),
                                                   coefficients_at(spec, 0.0))
-    var = m * (1.0 - m)
-    np.maximum(var, 0.0, out=var)
-    resid = np.sqrt(var)
-    resid *= np.where(is1, abs(c1a - g * d1a), abs(c1b - g * d1b))
+    # every item with the f = 0 coefficients (few passes over N), then the f = 1 items fixed
+    ones = np.flatnonzero(np.asarray(f) == 1)
+    m1 = m[ones]
+    resid = m * (1.0 - m)
+    np.maximum(resid, 0.0, out=resid)
+    np.sqrt(resid, out=resid)
+    resid *= abs(c1b - g * d1b)
+    resid[ones] = abs(c1a - g * d1a) * np.sqrt(np.maximum(m1 * (1.0 - m1), 0.0))
     # E[(a - g b)^2] with a - g b = e0 + e1 y, y ~ Bernoulli(m): e0² + (2 e0 e1 + e1²) m
-    e0 = np.where(is1, c0a - g * d0a, c0b - g * d0b)
-    e1 = np.where(is1, c1a - g * d1a, c1b - g * d1b)
-    theorem1 = e0 * e0 + (2.0 * e0 * e1 + e1 * e1) * m
+    e0, e1 = c0b - g * d0b, c1b - g * d1b
+    theorem1 = m * (2.0 * e0 * e1 + e1 * e1)
+    theorem1 += e0 * e0
+    e0, e1 = c0a - g * d0a, c1a - g * d1a
+    theorem1[ones] = e0 * e0 + (2.0 * e0 * e1 + e1 * e1) * m1
     np.sqrt(np.maximum(theorem1, 0.0, out=theorem1), out=theorem1)
-    out = np.zeros_like(m)
-    for part in (resid, theorem1):
-        tot = float(part.sum())
-        if tot > 0 and np.isfinite(tot):
-            out += (0.5 / tot) * part
-    return out
+    t_r, t_t = float(resid.sum()), float(theorem1.sum())
+    w_r = 0.5 / t_r if t_r > 0 and np.isfinite(t_r) else 0.0
+    w_t = 0.5 / t_t if t_t > 0 and np.isfinite(t_t) else 0.0
+    resid *= w_r
+    theorem1 *= w_t
+    resid += theorem1
+    return resid
 
 
 def coefficients_at(spec: MeasureSpec, f: float) -> tuple[float, float, float, float]:

@@ -172,7 +172,8 @@ class ActiveEvaluator(PPSMixin):
             if self._ids.shape != (n,):
                 raise fail("ids", f"a 1-dimensional array of length {n}",
                            got=f"shape {self._ids.shape}")
-        self._index = pd.Index(self._ids)
+        # positions as ids: a RangeIndex (O(1), no hash table for a 10-million pool)
+        self._index = pd.RangeIndex(n) if ids is None else pd.Index(self._ids)
         if not self._index.is_unique:
             raise fail("ids", "unique", got=f"{int(self._index.duplicated().sum())} duplicates")
         self._draw_idx: list[int] = []

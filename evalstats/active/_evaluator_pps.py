@@ -126,9 +126,7 @@ class PPSMixin:
         y = np.array([self._labels.get(int(i), np.nan) for i in idx])
         n = int(self._pps_batches[last]["n_target"])
         unl, pi, _, g = self._pps.inclusion(n, idx, y)
-        full = np.zeros(self._pool.size)
-        full[unl] = pi
-        self._last = self._pps.proposal(full, g, n)
+        self._last = self._pps.proposal(unl.scatter(pi), g, n)
 
 
 def design_from_table(design: pd.DataFrame, y: np.ndarray) -> tuple[DesignSample, list[str]]:
