@@ -28,11 +28,15 @@ __all__ = ["INTERVAL_METHODS", "interval", "wilson"]
 
 INTERVAL_METHODS = ("wilson", "logit", "linear")
 
+#: half-width of the interval of a measure the design has observed exactly (every relevant
+#: item labeled with certainty): only floating-point rounding of the sums is left
+EXACT_TOL = 1e-9
+
 
 def wilson(p: float, n: float, z: float) -> ConfidenceInterval:
     """Wilson score interval for a proportion ``p`` at sample size ``n`` (may be non-integer)."""
-    if not np.isfinite(n):
-        return ConfidenceInterval(float(p), float(p))
+    if not np.isfinite(n):            # known exactly, up to floating-point rounding
+        return ConfidenceInterval(max(float(p) - EXACT_TOL, 0.0), min(float(p) + EXACT_TOL, 1.0))
     if n <= 0:
         return ConfidenceInterval(0.0, 1.0)
     z2n = z * z / n
