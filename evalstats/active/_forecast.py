@@ -149,6 +149,10 @@ def active_budget(scores: Any, measure: str = "f1", *, predictions: Any = None,
     labels after ``n`` draws, ``Σ_x 1 − (1 − q_x)^n`` (repeats are free). The labels needed
     for a target half-width solve ``t_{n−1} sqrt(σ̃²/n) = half_width``.
 
+    The forecast is for the papers' with-replacement design, not for the default πps design
+    (without replacement; usually, not always, more precise at the same number of labels —
+    see ``benchmarks/README.md``).
+
     The forecast is only as good as the calibration of ``scores``: with overconfident scores
     it is optimistic (see the benchmark); the defensive mixture bounds the loss at 1/ε.
 
