@@ -134,7 +134,12 @@ def test_pps_default_coverage_at_500_labels(sim, batch_size):
     """The default πps design (one batch, and five adaptive batches of 100), calibrated pool,
     200 repetitions: every measure covers at least 0.95 − 3 SE − 0.01 and is unbiased within
     3 SD/√200 + 0.01 (benchmarks/results/active_benchmark.csv has the 100-repetition run on
-    seven pools)."""
+    seven pools).
+
+    Measured (seed 14): one batch f1 0.920 ± 0.019, precision 0.970 ± 0.012, recall
+    0.935 ± 0.017, accuracy 0.925 ± 0.019 (bias recall +0.0135); five batches f1 0.965,
+    precision 0.970, recall 0.980, accuracy 0.970 (± 0.010–0.013).
+    """
     pred, y = sim["pred"].to_numpy(), sim["label"].to_numpy()
     tables = map_replicates(_Rep(sim["prob"].to_numpy(), pred, y, 500, design="pps",
                                  batch_size=batch_size), 200, rng=14, progress=False)
