@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import check_option, fail
 from ._design import (
     StrataModel,
     coefficients_at,
@@ -25,7 +26,7 @@ from ._ht import DesignSample
 from ._measures import MeasureSpec
 from ._proposals import Pool, Proposal, plot_sample
 
-__all__ = ["BatchDesign", "DESIGNS"]
+__all__ = ["BatchDesign", "DESIGNS", "design_iv"]
 
 DESIGNS = ("pps", "with_replacement")
 
@@ -181,3 +182,20 @@ def design_sample(item_ids: np.ndarray, labels: np.ndarray, preds: np.ndarray,
                         item_batch=np.asarray(batch, int), item_pi=np.asarray(pi, float),
                         item_m=np.asarray(m, float), batches=list(batches),
                         sampling=sampling, estimator=estimator)
+
+
+def design_iv(design: str | None, spec: MeasureSpec, scores: Any,
+              recalibrate: str | None, default: str) -> str:
+    """``None`` -> "pps" for binary pools; "pps" needs a binary pool and no recalibration."""
+    binary = np.ndim(scores) == 1 and spec.kind != "squared"
+    if design is None:
+        return default if binary and recalibrate is None else "with_replacement"
+    check_option(design, "design", DESIGNS)
+    if design == "pps" and not binary:
+        raise fail("design", "'with_replacement' for multi-class or squared-loss pools",
+                   value=design)
+    if design == "pps" and recalibrate is not None:
+        raise fail("recalibrate", "None with design='pps' (use adaptive=True)",
+                   value=recalibrate)
+    return design
+

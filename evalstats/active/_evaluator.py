@@ -20,7 +20,7 @@ from .._validation import (
     fail,
 )
 from .._warnings import Notes
-from ._batches import DESIGNS
+from ._batches import design_iv
 from ._calibration import CALIBRATIONS, fit_calibration
 from ._design import SAMPLINGS
 from ._estimators import ActiveEstimate, LabeledSample, make_estimate
@@ -120,7 +120,7 @@ class ActiveEvaluator(PPSMixin):
         if recalibrate is not None:
             check_option(recalibrate, "recalibrate", CALIBRATIONS)
         spec = measure_spec(measure, beta, alpha)
-        design = _design_iv(design, spec, scores, recalibrate)
+        design = design_iv(design, spec, scores, recalibrate, DEFAULT_DESIGN)
         check_option(estimator, "estimator", ESTIMATORS)
         check_option(sampling, "sampling", SAMPLINGS)
         raw = False
@@ -502,20 +502,4 @@ class ActiveEvaluator(PPSMixin):
         df["pool_size"] = pool.size
         df["design"] = "with_replacement"
         return df
-
-
-def _design_iv(design: str | None, spec: MeasureSpec, scores: Any,
-               recalibrate: str | None) -> str:
-    """``None`` -> "pps" for binary pools; "pps" needs a binary pool and no recalibration."""
-    binary = np.ndim(scores) == 1 and spec.kind != "squared"
-    if design is None:
-        return DEFAULT_DESIGN if binary and recalibrate is None else "with_replacement"
-    check_option(design, "design", DESIGNS)
-    if design == "pps" and not binary:
-        raise fail("design", "'with_replacement' for multi-class or squared-loss pools",
-                   value=design)
-    if design == "pps" and recalibrate is not None:
-        raise fail("recalibrate", "None with design='pps' (use adaptive=True)",
-                   value=recalibrate)
-    return design
 
