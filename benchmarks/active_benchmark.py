@@ -1,29 +1,40 @@
-"""Active vs passive estimation of F1, precision, recall and accuracy (and oasis side by side).
+"""Active estimation side by side: oasis, passive, the papers' static design and the πps designs.
 
-For every pool and method, each repetition draws one sequence until 1000 distinct labels
-and reads the estimates at 100, 200, 500 and 1000 labels (prefixes of the same sequence,
-each a valid draw-until-B-th-label run). Reported per (pool, method, budget, measure):
-RMSE, RMSE ratio passive/method (> 1: active better), 95% interval coverage with its
-binomial standard error (undefined estimates count as misses) and mean width.
+Methods (one run of each per repetition and pool):
 
-Pools: the bundled simulated pool with calibrated and with overconfident scores;
-``er_abt_buy`` (0.09 % positives); ``tweets100k`` (raw SVM margins: active recalibrates
-with Platt scaling between batches of 100 labels, the first batch is uniform — those
-calibration labels are part of the budget); a letter one-vs-rest logistic model.
+* ``passive`` — uniform draws with replacement (the evaluator with ``proposal="passive"``);
+* ``sawade`` — the papers' static optimal proposal, with replacement (``design=
+  "with_replacement"``; raw margins: Platt recalibration between batches of 100);
+* ``pps_static`` — without replacement, capped πps, one batch for the whole budget
+  (a separate run per budget), model-assisted difference estimator;
+* ``pps_static_ht`` — the same design with the Horvitz–Thompson estimator;
+* ``pps_adaptive`` — without replacement in batches of 100 with the stratified
+  Beta–Bernoulli model updated between batches (estimates at 100/200/500/1000 labels are
+  prefixes of one run);
+* ``oasis_is`` / ``oasis`` — PyPI ``oasis`` 0.1.3 ``ImportanceSampler`` (Sawade static IS,
+  ε = 10⁻³) and the adaptive ``OASISSampler`` (30 strata), F1 only, no intervals.
 
-oasis (PyPI ``oasis`` 0.1.3; ``ImportanceSampler`` = Sawade static IS at ε = 10⁻³, and the
-adaptive ``OASISSampler``) is run on the same pools for F1 when it is installed; it gives no
-intervals. Its importance sampler redraws with ``numpy.random.choice(N, p=q)`` at every
-step (O(N) per draw), so it gets ``--oasis-reps`` repetitions.
+Pools: ``sim_calibrated`` / ``sim_overconfident`` (bundled ``sim_pool``), ``er_abt_buy``
+(0.093 % positives, calibrated ``prob``), ``tweets100k`` (raw SVM margins), and three pools
+with at most 0.05 % positives: ``er_abt_buy_rare`` (every negative of er_abt_buy and 25 of its
+50 positives, fixed seed), ``tweets_rare`` (every negative of tweets100k and 5 positives;
+raw margins), ``sim_rare`` (simulated, 100,000 items, calibrated scores). Positives are
+subsampled (negatives kept) because dropping negatives would *raise* the positive rate.
 
-    python benchmarks/active_benchmark.py            # full run (500 repetitions)
-    python benchmarks/active_benchmark.py --quick    # small run
+Reported per (pool, method, n_labels, measure): RMSE, bias, RMSE ratio oasis/method for F1,
+95 % coverage with its binomial SE (undefined estimates count as misses), mean width, and
+seconds per run; and the time to build a proposal for a 10-million pool.
+
+    python benchmarks/active_benchmark.py --reps 150          # the committed run
+    python benchmarks/active_benchmark.py --quick              # 10 repetitions
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+import types
 import warnings
 from pathlib import Path
 
@@ -31,7 +42,6 @@ import numpy as np
 import pandas as pd
 
 import evalstats as es
-from evalstats._parallel import map_replicates
 from evalstats.active import ActiveEvaluator, optimal_proposal
 
 BUDGETS = (100, 200, 500, 1000)
@@ -41,109 +51,138 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 # -- pools -------------------------------------------------------------------------------------
 
+def _pool(scores, pred, label, raw=False) -> dict:
+    return dict(scores=np.asarray(scores, float), pred=np.asarray(pred, float),
+                label=np.asarray(label, float), raw=raw)
+
+
+def _rare(d: pd.DataFrame, score_col: str, n_pos: int, seed: int) -> pd.DataFrame:
+    """Every negative and ``n_pos`` randomly chosen positives of ``d``."""
+    rng = np.random.default_rng(seed)
+    pos = np.flatnonzero(d["label"].to_numpy() == 1)
+    keep = np.sort(np.concatenate([np.flatnonzero(d["label"].to_numpy() == 0),
+                                   rng.choice(pos, n_pos, replace=False)]))
+    return d.iloc[keep].reset_index(drop=True)
+
+
+def sim_rare(n: int = 100_000, seed: int = 7) -> dict:
+    """Calibrated simulated pool with ~0.03 % positives: a 0.03 % group with logit p ~ N(1, 1.5²)
+    and the rest with logit p ~ N(−10, 1.5²); y ~ Bernoulli(p); prediction p > 0.5."""
+    rng = np.random.default_rng(seed)
+    group = rng.random(n) < 0.0003
+    logit = np.where(group, rng.normal(1.0, 1.5, n), rng.normal(-10.0, 1.5, n))
+    p = 1.0 / (1.0 + np.exp(-logit))
+    y = (rng.random(n) < p).astype(float)
+    return _pool(p, (p > 0.5).astype(float), y)
+
+
 def load_pools(names: list[str]) -> dict[str, dict]:
     pools = {}
     sim = es.datasets.load("sim_pool")
     if "sim_calibrated" in names:
-        pools["sim_calibrated"] = dict(scores=sim["prob"].to_numpy(), pred=sim["pred"].to_numpy(),
-                                       label=sim["label"].to_numpy())
+        pools["sim_calibrated"] = _pool(sim["prob"], sim["pred"], sim["label"])
     if "sim_overconfident" in names:
-        pools["sim_overconfident"] = dict(scores=sim["prob_overconfident"].to_numpy(),
-                                          pred=sim["pred"].to_numpy(),
-                                          label=sim["label"].to_numpy())
-    shared = es.datasets.find_shared_datasets()
-    if shared is None:
+        pools["sim_overconfident"] = _pool(sim["prob_overconfident"], sim["pred"], sim["label"])
+    if "sim_rare" in names:
+        pools["sim_rare"] = sim_rare()
+    if es.datasets.find_shared_datasets() is None:
         print("shared datasets not found: only the simulated pools are run")
         return pools
+    er = es.datasets.load("er_abt_buy")
+    tw = es.datasets.load("tweets100k")
     if "er_abt_buy" in names:
-        d = es.datasets.load("er_abt_buy")
-        pools["er_abt_buy"] = dict(scores=d["prob"].to_numpy(), pred=d["pred"].to_numpy(),
-                                   label=d["label"].to_numpy())
+        pools["er_abt_buy"] = _pool(er["prob"], er["pred"], er["label"])
+    if "er_abt_buy_rare" in names:
+        d = _rare(er, "prob", 25, 11)
+        pools["er_abt_buy_rare"] = _pool(d["prob"], d["pred"], d["label"])
     if "tweets100k" in names:
-        d = es.datasets.load("tweets100k")
-        pools["tweets100k"] = dict(scores=d["score"].to_numpy(), pred=d["pred"].to_numpy(),
-                                   label=d["label"].to_numpy(), raw=True)
-    if "letter_A" in names:
-        pools["letter_A"] = letter_pool()
+        pools["tweets100k"] = _pool(tw["score"], tw["pred"], tw["label"], raw=True)
+    if "tweets_rare" in names:
+        d = _rare(tw, "score", 5, 13)
+        pools["tweets_rare"] = _pool(d["score"], d["pred"], d["label"], raw=True)
     return pools
-
-
-def letter_pool(letter: str = "A") -> dict:
-    """Logistic regression (scikit-learn) trained on rows 0..9999, pool = rows 10000..19999."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import StandardScaler
-
-    d = es.datasets.load("letter")
-    x = d.drop(columns="letter").to_numpy(float)
-    y = (d["letter"] == letter).to_numpy().astype(int)
-    sc = StandardScaler().fit(x[:10000])
-    model = LogisticRegression(max_iter=2000).fit(sc.transform(x[:10000]), y[:10000])
-    p = model.predict_proba(sc.transform(x[10000:]))[:, 1]
-    return dict(scores=p, pred=(p > 0.5).astype(int), label=y[10000:])
 
 
 def truth(pool: dict) -> dict[str, float]:
     f, y = pool["pred"], pool["label"]
-    tp, fp, fn = np.sum((f == 1) & (y == 1)), np.sum((f == 1) & (y == 0)), np.sum(
-        (f == 0) & (y == 1))
+    tp, fp, fn = np.sum(f * y), np.sum(f * (1 - y)), np.sum((1 - f) * y)
     return dict(f1=2 * tp / (2 * tp + fp + fn), precision=tp / (tp + fp) if tp + fp else np.nan,
-                recall=tp / (tp + fn), accuracy=np.mean(f == y))
+                recall=tp / (tp + fn), accuracy=float(np.mean(f == y)))
 
 
-# -- one repetition ----------------------------------------------------------------------------
+# -- one repetition of each method -------------------------------------------------------------
 
-class ActiveRun:
-    """One draw sequence to 1000 labels with the evalstats evaluator (picklable)."""
+def _rows(res, rep: int, budget: int, seconds: float) -> list[dict]:
+    out = []
+    for _, r in res.measures().iterrows():
+        out.append(dict(rep=rep, budget=budget, measure=r["measure"], estimate=r["estimate"],
+                        conf_low=r["conf_low"], conf_high=r["conf_high"], seconds=seconds))
+    return out
 
-    def __init__(self, pool: dict, proposal: str, recalibrate: str | None):
-        self.pool, self.proposal, self.recalibrate = pool, proposal, recalibrate
 
-    def __call__(self, i: int, rng: np.random.Generator) -> list[dict]:
-        pool = self.pool
-        scores = pool["scores"]
-        if pool.get("raw") and self.recalibrate is None:     # passive: scores are unused
-            scores = 1 / (1 + np.exp(-scores))
-        ev = ActiveEvaluator(scores, "f1", predictions=pool["pred"],
-                             proposal=self.proposal, recalibrate=self.recalibrate, rng=rng)
-        rows = []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for b in BUDGETS:
-                while ev.n_labels < b:
-                    ids = ev.query(min(100, b - ev.n_labels))
-                    ev.update(ids, pool["label"][ids])
-                res = ev.result()
-                for _, r in res.measures().iterrows():
-                    rows.append(dict(rep=i, budget=b, measure=r["measure"],
-                                     estimate=r["estimate"], conf_low=r["conf_low"],
-                                     conf_high=r["conf_high"], n_draws=res.n_draws))
+def _prefix_run(pool: dict, rep: int, seed, **kw) -> list[dict]:
+    ev = ActiveEvaluator(pool["scores"], "f1", predictions=pool["pred"], rng=seed, **kw)
+    rows, t0 = [], time.perf_counter()
+    for b in BUDGETS:
+        while ev.n_labels < b:
+            ids = ev.query(min(100, b - ev.n_labels))
+            ev.update(ids, pool["label"][ids])
+        rows += _rows(ev.result(), rep, b, time.perf_counter() - t0)
+    return rows
+
+
+def run_method(method: str, pool: dict, rep: int, seed) -> list[dict]:
+    raw = pool["raw"]
+    if method == "passive":
+        scores = 1 / (1 + np.exp(-pool["scores"])) if raw else pool["scores"]
+        return _prefix_run(dict(pool, scores=scores), rep, seed, design="with_replacement",
+                           proposal="passive")
+    if method == "sawade":
+        return _prefix_run(pool, rep, seed, design="with_replacement",
+                           recalibrate="platt" if raw else None)
+    if method == "pps_adaptive":
+        return _prefix_run(pool, rep, seed, design="pps", adaptive=True)
+    if method.startswith("pps_static"):
+        est = "horvitz_thompson" if method.endswith("_ht") else "difference"
+        rows, rng = [], np.random.default_rng(seed)
+        for b in BUDGETS:
+            t0 = time.perf_counter()
+            ev = ActiveEvaluator(pool["scores"], "f1", predictions=pool["pred"], rng=rng,
+                                 design="pps", adaptive=False, estimator=est)
+            ids = ev.query(b)
+            ev.update(ids, pool["label"][ids])
+            rows += _rows(ev.result(), rep, b, time.perf_counter() - t0)
         return rows
+    if method.startswith("oasis"):
+        return oasis_run(pool, method, rep, seed)
+    raise ValueError(method)
 
 
-def oasis_run(pool: dict, kind: str, rng_seed: int) -> list[dict]:
+def oasis_run(pool: dict, kind: str, rep: int, seed) -> list[dict]:
     import oasis
 
-    np.random.seed(rng_seed)  # noqa: NPY002 — oasis draws from the global generator
-    y = pool["label"]
-
-    def oracle(i):
-        return int(y[i])
-
-    kw = dict(proba=not pool.get("raw", False), epsilon=1e-3)   # raw margins: oasis' own map
+    np.random.seed(np.random.default_rng(seed).integers(2 ** 31))  # noqa: NPY002 (oasis)
+    y = pool["label"].astype(int)
+    kw = dict(proba=not pool["raw"], epsilon=1e-3)
+    pred = pool["pred"].astype(int)
     if kind == "oasis_is":
-        smp = oasis.ImportanceSampler(0.5, pool["pred"], pool["scores"], oracle, **kw)
+        smp = oasis.ImportanceSampler(0.5, pred, pool["scores"], lambda i: int(y[i]), **kw)
     else:
-        smp = oasis.OASISSampler(0.5, pool["pred"], pool["scores"], oracle,
+        smp = oasis.OASISSampler(0.5, pred, pool["scores"], lambda i: int(y[i]),
                                  stratification_method="cum_sqrt_F",
                                  stratification_n_strata=30, stratification_n_bins=2 ** 12,
                                  **kw)
-    rows = []
-    done = 0
+    rows, done, t0, failed = [], 0, time.perf_counter(), False
     for b in BUDGETS:
-        smp.sample_distinct(b - done)
+        if not failed:
+            try:
+                smp.sample_distinct(b - done)
+                est = float(smp.estimate_[-1])
+            except ValueError:              # oasis fails ("probabilities contain NaN")
+                failed, est = True, float("nan")
         done = b
-        rows.append(dict(rep=rng_seed, budget=b, measure="f1", estimate=float(smp.estimate_[-1]),
-                         conf_low=np.nan, conf_high=np.nan, n_draws=len(smp.estimate_)))
+        rows.append(dict(rep=rep, budget=b, measure="f1", estimate=est,
+                         conf_low=np.nan, conf_high=np.nan, seconds=time.perf_counter() - t0))
     return rows
 
 
@@ -153,6 +192,7 @@ def import_oasis() -> bool:
 
         scipy.percentile = np.percentile          # removed from recent SciPy
         scipy.ptp = np.ptp
+        sys.modules.setdefault("tables", types.ModuleType("tables"))  # only its experiments
         import oasis  # noqa: F401
     except Exception as err:                       # noqa: BLE001 — optional peer
         print(f"oasis not available ({err}); skipping it")
@@ -162,132 +202,138 @@ def import_oasis() -> bool:
 
 # -- aggregation -------------------------------------------------------------------------------
 
-def summarise(raw: pd.DataFrame, truths: dict, reps: dict) -> pd.DataFrame:
+def summarise(raw: pd.DataFrame, truths: dict) -> pd.DataFrame:
     out = []
     for (pool, method, budget, measure), g in raw.groupby(["pool", "method", "budget",
                                                            "measure"]):
         t = truths[pool][measure]
-        n_rep = reps[(pool, method)]
+        n_rep = g["rep"].nunique()
         est = g["estimate"].to_numpy(float)
         ok = np.isfinite(est)
         err = est[ok] - t
-        cover = ok & (g["conf_low"].to_numpy() <= t) & (t <= g["conf_high"].to_numpy())
-        has_ci = np.isfinite(g["conf_low"].to_numpy()).any()
-        cov = cover.sum() / n_rep if has_ci else np.nan
+        lo, hi = g["conf_low"].to_numpy(float), g["conf_high"].to_numpy(float)
+        has_ci = np.isfinite(lo).any()
+        cov = float(np.sum(ok & (lo <= t) & (t <= hi)) / n_rep) if has_ci else np.nan
         out.append(dict(pool=pool, method=method, budget=budget, measure=measure, truth=t,
                         reps=n_rep, undefined=int((~ok).sum()),
                         rmse=float(np.sqrt(np.mean(err ** 2))) if ok.any() else np.nan,
-                        bias=float(np.mean(err)) if ok.any() else np.nan,
-                        coverage=cov,
-                        coverage_se=np.sqrt(cov * (1 - cov) / n_rep) if has_ci else np.nan,
-                        mean_width=float(np.nanmean(g["conf_high"] - g["conf_low"]))
-                        if has_ci else np.nan,
-                        mean_draws=float(g["n_draws"].mean())))
-    return add_ratio(pd.DataFrame(out))
-
-
-def add_ratio(df: pd.DataFrame) -> pd.DataFrame:
-    """RMSE of passive divided by RMSE of each method (same pool, budget, measure)."""
-    base = df[df.method == "passive"].set_index(["pool", "budget", "measure"])["rmse"]
+                        bias=float(np.mean(err)) if ok.any() else np.nan, coverage=cov,
+                        coverage_se=float(np.sqrt(cov * (1 - cov) / n_rep)) if has_ci
+                        else np.nan,
+                        mean_width=float(np.nanmean(hi - lo)) if has_ci else np.nan,
+                        seconds_per_run=float(g["seconds"].mean())))
+    df = pd.DataFrame(out)
+    base = df[df.method == "oasis"].set_index(["pool", "budget", "measure"])["rmse"]
     key = list(zip(df.pool, df.budget, df.measure, strict=True))
-    df["rmse_ratio_passive_over_method"] = [base.get(k, np.nan) for k in key] / df["rmse"]
+    df["rmse_ratio_to_oasis"] = df["rmse"] / np.array([base.get(k, np.nan) for k in key])
     return df
 
 
-def speed(n_pool: int = 10_000_000) -> pd.DataFrame:
-    """Proposal for a 10-million pool; drawing 1000 labels by binary search vs np.random.choice."""
+def verdict(table: pd.DataFrame) -> pd.DataFrame:
+    """Per method: worst F1 RMSE ratio to adaptive OASIS over pools at 500 and 1000 labels,
+    and the coverage range over pools, measures and 200/500/1000 labels (the default is the
+    method with the smallest worst-case ratio among those with intervals)."""
+    rows = []
+    for method, g in table.groupby("method"):
+        f1 = g[(g.measure == "f1") & g.budget.isin([500, 1000])]
+        cov = g[g.budget.isin([200, 500, 1000])]["coverage"]
+        rows.append(dict(method=method, worst_f1_ratio_to_oasis=f1["rmse_ratio_to_oasis"].max(),
+                         mean_f1_ratio_to_oasis=f1["rmse_ratio_to_oasis"].mean(),
+                         coverage_min=cov.min(), coverage_max=cov.max()))
+    return pd.DataFrame(rows).sort_values("worst_f1_ratio_to_oasis")
+
+
+def speed(n_pool: int) -> pd.DataFrame:
+    """Seconds to build the first proposal of a pool of ``n_pool`` items."""
     rng = np.random.default_rng(0)
     p = rng.beta(0.3, 8, size=n_pool)
     pred = (p > 0.5).astype(float)
     t0 = time.perf_counter()
-    prop = optimal_proposal(p, "f1", predictions=pred)
-    t_prop = time.perf_counter() - t0
+    optimal_proposal(p, "f1", predictions=pred)
+    t_sawade = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ev = ActiveEvaluator(p, "f1", predictions=pred, rng=1)
+    ev = ActiveEvaluator(p, "f1", predictions=pred, rng=1, design="pps", adaptive=False)
+    t_init = time.perf_counter() - t0
     ev.query(1000)
-    t_query = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    for _ in range(20):                      # 20 draws with an O(N) choice each
-        rng.choice(n_pool, p=prop.q)
-    t_choice20 = time.perf_counter() - t0
-    return pd.DataFrame([dict(pool_size=n_pool, proposal_seconds=t_prop,
-                              evaluator_with_1000_labels_seconds=t_query,
-                              numpy_choice_per_draw_seconds=t_choice20 / 20,
-                              ratio_choice_1000_draws_over_evaluator=t_choice20 / 20 * 1000
-                              / t_query)])
+    t_pps = time.perf_counter() - t0
+    return pd.DataFrame([dict(pool_size=n_pool, sawade_proposal_seconds=t_sawade,
+                              pps_evaluator_init_seconds=t_init,
+                              pps_init_and_first_1000_seconds=t_pps)])
+
+
+def print_tables(table: pd.DataFrame) -> None:
+    with pd.option_context("display.width", 220, "display.max_rows", 2000):
+        cols = ["pool", "method", "budget", "measure", "reps", "undefined", "rmse", "bias",
+                "rmse_ratio_to_oasis", "coverage", "coverage_se", "mean_width",
+                "seconds_per_run"]
+        print(table[table.measure == "f1"][cols].round(4).to_string(index=False))
+        ratio = table[(table.measure == "f1") & table.budget.isin([500, 1000])].pivot_table(
+            index="pool", columns=["method", "budget"], values="rmse_ratio_to_oasis")
+        print("\nF1 RMSE / adaptive OASIS RMSE")
+        print(ratio.round(2).to_string())
+        cov = table[table.budget.isin([200, 500, 1000]) & table.coverage.notna()]
+        print("\nCoverage (min over measures) by pool, method and labels")
+        print(cov.pivot_table(index="pool", columns=["method", "budget"], values="coverage",
+                              aggfunc="min").round(3).to_string())
+        print("\nVerdict")
+        print(verdict(table).round(3).to_string(index=False))
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="20 repetitions, 5 for oasis")
-    ap.add_argument("--reps", type=int, default=500)
-    ap.add_argument("--oasis-reps", type=int, default=100)
-    ap.add_argument("--pools", default="sim_calibrated,sim_overconfident,er_abt_buy,tweets100k,"
-                                       "letter_A")
-    ap.add_argument("--no-oasis", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="10 repetitions")
+    ap.add_argument("--reps", type=int, default=150)
+    ap.add_argument("--pools", default="sim_calibrated,sim_overconfident,er_abt_buy,"
+                                       "tweets100k,er_abt_buy_rare,tweets_rare,sim_rare")
+    ap.add_argument("--methods", default="passive,sawade,pps_static,pps_static_ht,"
+                                         "pps_adaptive,oasis_is,oasis")
     ap.add_argument("--no-speed", action="store_true")
-    ap.add_argument("--reuse-oasis", default=None, metavar="CSV",
-                    help="take the oasis rows from an earlier results CSV instead of rerunning")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", default=None, help="CSV name in benchmarks/results/")
+    ap.add_argument("--speed-only", action="store_true",
+                    help="only time the proposal for a 10-million pool")
+    ap.add_argument("--summarise", default=None, metavar="CSV",
+                    help="only print the tables of an earlier results CSV")
     args = ap.parse_args(argv)
-    reps = 20 if args.quick else args.reps
-    oreps = 5 if args.quick else args.oasis_reps
+    if args.summarise:
+        print_tables(pd.read_csv(args.summarise))
+        return 0
+    if args.speed_only:
+        sp = speed(10_000_000)
+        sp.to_csv(RESULTS / "active_speed.csv", index=False)
+        print(sp.round(3).to_string(index=False))
+        return 0
+    reps = 10 if args.quick else args.reps
     pools = load_pools(args.pools.split(","))
-    have_oasis = not args.no_oasis and args.reuse_oasis is None and import_oasis()
-    raw, truths, nrep = [], {}, {}
-    for name, pool in pools.items():
-        truths[name] = truth(pool)
-        methods = [("passive", "passive", None)]
-        if pool.get("raw"):
-            methods.append(("active_f1+platt", "optimal", "platt"))
-        else:
-            methods.append(("active_f1", "optimal", None))
-            if name == "sim_overconfident":
-                methods.append(("active_f1+platt", "optimal", "platt"))
-        for label, proposal, recal in methods:
-            t0 = time.perf_counter()
-            runs = map_replicates(ActiveRun(pool, proposal, recal), reps, rng=args.seed,
-                                  progress=False)
-            for rows in runs:
-                raw += [dict(r, pool=name, method=label) for r in rows]
-            nrep[(name, label)] = reps
-            print(f"{name:18s} {label:16s} {reps} reps in {time.perf_counter() - t0:6.1f} s",
-                  flush=True)
-        if have_oasis:
-            for kind in ("oasis_is", "oasis_oasis"):
-                t0 = time.perf_counter()
-                try:
-                    for r in range(oreps):
-                        raw += [dict(x, pool=name, method=kind)
-                                for x in oasis_run(pool, kind, args.seed + r)]
-                    nrep[(name, kind)] = oreps
-                except Exception as err:               # noqa: BLE001 — report, continue
-                    print(f"{name}: oasis {kind} failed: {err!r}")
-                    raw = [x for x in raw if not (x["pool"] == name and x["method"] == kind)]
-                    continue
-                print(f"{name:18s} {kind:16s} {oreps} reps in "
-                      f"{time.perf_counter() - t0:6.1f} s", flush=True)
-    table = summarise(pd.DataFrame(raw), truths, nrep)
-    if args.reuse_oasis:
-        old = pd.read_csv(args.reuse_oasis)
-        old = old[old.method.str.startswith("oasis") & old.pool.isin(list(pools))]
-        table = add_ratio(pd.concat([table, old.drop(
-            columns="rmse_ratio_passive_over_method")], ignore_index=True))
-        print(f"oasis rows reused from {args.reuse_oasis} (run earlier with the same seeds)")
+    methods = args.methods.split(",")
+    if any(m.startswith("oasis") for m in methods) and not import_oasis():
+        methods = [m for m in methods if not m.startswith("oasis")]
+    raw, truths = [], {}
+    seeds = np.random.SeedSequence(args.seed).spawn(reps)
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / (args.out or ("active_benchmark_quick.csv" if args.quick
                                   else "active_benchmark.csv"))
-    table.to_csv(out, index=False)
-    with pd.option_context("display.width", 200, "display.max_rows", 500):
-        cols = ["pool", "method", "budget", "measure", "reps", "undefined", "rmse",
-                "rmse_ratio_passive_over_method", "coverage", "coverage_se", "mean_width"]
-        print(table[cols].round(4).to_string(index=False))
+    for name, pool in pools.items():
+        truths[name] = truth(pool)
+        print(f"{name}: {len(pool['label'])} items, {pool['label'].mean():.4%} positives, "
+              f"F1 {truths[name]['f1']:.4f}", flush=True)
+        for method in methods:
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for r in range(reps):
+                    raw += [dict(x, pool=name, method=method)
+                            for x in run_method(method, pool, r, seeds[r])]
+            print(f"  {method:15s} {reps} reps in {time.perf_counter() - t0:6.1f} s",
+                  flush=True)
+        table = summarise(pd.DataFrame(raw), truths)       # written after every pool
+        table.to_csv(out, index=False)
+    print_tables(table)
     if not args.no_speed:
         sp = speed(1_000_000 if args.quick else 10_000_000)
         sp.to_csv(RESULTS / ("active_speed_quick.csv" if args.quick else "active_speed.csv"),
                   index=False)
-        print(sp.round(4).to_string(index=False))
+        print(sp.round(3).to_string(index=False))
     print(f"written {out}")
     return 0
 

@@ -21,6 +21,9 @@ from evalstats.active import (
     optimal_proposal,
 )
 
+#: the papers' with-replacement design (the tests below check its draw-sequence semantics)
+WR = {"design": "with_replacement"}
+
 
 @pytest.fixture(scope="module")
 def pool():
@@ -43,7 +46,7 @@ def test_sampler_stops_at_budget_th_distinct_label(budget):
     p1 = np.array([0.99, 0.5, 0.5, 0.01, 0.2, 0.7, 0.6, 0.4])
     truth = np.array([1, 0, 1, 0, 0, 1, 1, 0])
     oracle = CountingOracle(truth)
-    ev = ActiveEvaluator(p1, "f1", rng=11)
+    ev = ActiveEvaluator(p1, "f1", **WR, rng=11)
     ids = ev.query(budget)
     assert len(ids) == budget == len(set(ids.tolist()))
     ev.update(ids, oracle(ids))
@@ -57,7 +60,7 @@ def test_sampler_stops_at_budget_th_distinct_label(budget):
 def test_repeats_reuse_cache_and_count_as_draws(pool):
     truth = pool["label"].to_numpy()
     oracle = CountingOracle(truth)
-    res = active_evaluate(pool["prob"], oracle, 300, predictions=pool["pred"], rng=0,
+    res = active_evaluate(pool["prob"], oracle, 300, predictions=pool["pred"], **WR, rng=0,
                           batch_size=60)
     assert res.n_labels == 300 == len(set(oracle.asked)) == len(oracle.asked)
     assert res.n_draws >= 300
@@ -70,7 +73,7 @@ def test_passive_equals_plain_counts(pool):
     """Uniform q: Ĝ is the F1 of the drawn multiset (weights cancel)."""
     truth = pool["label"].to_numpy()
     res = active_evaluate(pool["prob"], lambda i: truth[i], 400, proposal="passive",
-                          predictions=pool["pred"], rng=4)
+                          predictions=pool["pred"], **WR, rng=4)
     s = res.sample
     f = s.item_preds[s.draw_item, 0]
     y = s.item_labels[s.draw_item]
@@ -87,7 +90,7 @@ def test_passive_equals_plain_counts(pool):
 def test_measures_table_and_several_models(pool):
     truth = pool["label"].to_numpy()
     preds = pd.DataFrame({"thr05": pool["pred"], "thr02": (pool["prob"] > 0.2).astype(int)})
-    res = active_evaluate(pool["prob"], lambda i: truth[i], 200, predictions=preds, rng=2)
+    res = active_evaluate(pool["prob"], lambda i: truth[i], 200, predictions=preds, **WR, rng=2)
     table = res.measures()
     assert set(table["model"]) == {"thr05", "thr02"}
     assert set(table["measure"]) == {"f1", "accuracy", "precision", "recall"}
@@ -114,11 +117,11 @@ def test_undefined_precision_is_nan_with_warning():
     preds = np.zeros(50)
     preds[0] = 1                         # a single predicted positive, rarely drawn
     truth = np.zeros(50, int)
-    ev = ActiveEvaluator(p1, "precision", predictions=preds, proposal="passive", rng=0)
+    ev = ActiveEvaluator(p1, "precision", predictions=preds, proposal="passive", **WR, rng=0)
     ids = ev.query(3)
     while 0 in ids:                      # make sure item 0 was not drawn
         ev = ActiveEvaluator(p1, "precision", predictions=preds, proposal="passive",
-                             rng=int(ids.sum()))
+                             **WR, rng=int(ids.sum()))
         ids = ev.query(3)
     ev.update(ids, truth[ids])
     with pytest.warns(UndefinedEstimateWarning):
@@ -133,7 +136,7 @@ def test_zero_width_gets_wilson_interval_at_ess():
     p1 = np.array([0.9] * 10 + [0.1] * 10)
     truth = (p1 > 0.5).astype(int)       # a perfect classifier: every loss equal
     with pytest.warns(SmallSampleWarning):
-        res = active_evaluate(p1, lambda i: truth[i], 8, "accuracy", rng=1)
+        res = active_evaluate(p1, lambda i: truth[i], 8, "accuracy", **WR, rng=1)
     assert res.zero_width and res.estimate == 1.0 and res.std_error == 0.0
     lo, hi = res.conf_int()
     assert hi == pytest.approx(1.0) and lo < 1.0
@@ -156,7 +159,7 @@ def test_bad_scores(scores, match):
 
 def test_bad_arguments(pool):
     p = pool["prob"].to_numpy()
-    with pytest.raises(ValueError, match=r"`budget` must be an integer >= 1; got 0"):
+    with pytest.raises(ValueError, match=r"`n_labels` must be an integer >= 1; got 0"):
         active_evaluate(p, lambda i: i, 0)
     with pytest.raises(ValueError, match="`measure` must be one of"):
         active_evaluate(p, lambda i: i, 5, measure="auc")
@@ -166,7 +169,7 @@ def test_bad_arguments(pool):
         active_evaluate(p, [0, 1], 5)
     with pytest.raises(ValueError, match="`predictions` must be class labels"):
         active_evaluate(p, lambda i: i, 5, predictions=np.full(len(p), 2))
-    with pytest.raises(ValueError, match="`budget` must be at most the pool size"):
+    with pytest.raises(ValueError, match="`n_labels` must be at most the pool size"):
         active_evaluate(p[:5], lambda i: i, 6)
     with pytest.raises(ValueError, match="`measure` must be 'accuracy' or 'error'"):
         optimal_proposal(np.full((4, 3), 1 / 3), "f1")
@@ -235,7 +238,7 @@ def test_update_rejects_unknown_and_conflicting(pool):
 
 def test_partial_labels_cut_the_draw_sequence(pool):
     truth = pool["label"].to_numpy()
-    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], rng=0)
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], **WR, rng=0)
     ids = ev.query(20)
     ev.update(ids[:10], truth[ids[:10]])
     res = ev.result()
@@ -245,7 +248,7 @@ def test_partial_labels_cut_the_draw_sequence(pool):
 
 def test_design_csv_roundtrip_equals_evaluator(pool, tmp_path):
     truth = pool["label"].to_numpy()
-    design = active_design(pool["prob"], 150, "recall", rng=5, predictions=pool["pred"])
+    design = active_design(pool["prob"], 150, "recall", **WR, rng=5, predictions=pool["pred"])
     assert len(design) == 150 and design["n_draws"].sum() >= 150
     assert np.allclose(design["weight"], 1 / (len(pool) * design["q"]))
     path = tmp_path / "to_label.csv"
@@ -253,7 +256,7 @@ def test_design_csv_roundtrip_equals_evaluator(pool, tmp_path):
     back = pd.read_csv(path)
     labeled = pd.DataFrame({"id": back["id"], "label": truth[back["id"]]})
     res = estimate_from_labels(back, labeled)
-    ev = ActiveEvaluator(pool["prob"], "recall", predictions=pool["pred"], rng=5)
+    ev = ActiveEvaluator(pool["prob"], "recall", predictions=pool["pred"], **WR, rng=5)
     ids = ev.query(150)
     ev.update(ids, truth[ids])
     ref = ev.result()
@@ -317,10 +320,14 @@ def test_raw_margins_need_recalibration():
     truth = (np.random.default_rng(0).random(400) < 1 / (1 + np.exp(-2 * pool.score))).astype(
         int)
     with pytest.raises(ValueError, match="`scores` must contain probabilities"):
-        active_evaluate(pool.score, lambda i: truth[i], 50)
+        active_evaluate(pool.score, lambda i: truth[i], 50, design="with_replacement")
     res = active_evaluate(pool.score, lambda i: truth[i], 100, recalibrate="isotonic",
-                          predictions=(pool.score > 0).astype(int), rng=0)
+                          predictions=(pool.score > 0).astype(int), **WR, rng=0)
     assert res.n_labels == 100 and np.isfinite(res.estimate)
+    # the πps design takes margins (negative values) as they are: logistic prior, learned
+    res = active_evaluate(pool.score, lambda i: truth[i], 100, batch_size=25,
+                          predictions=(pool.score > 0).astype(int), rng=0)
+    assert res.design == "pps" and res.n_labels == 100 and np.isfinite(res.estimate)
 
 
 def test_budget_calculator(pool):
@@ -344,8 +351,7 @@ def test_plots_and_reports(pool, tmp_path):
     truth = pool["label"].to_numpy()
     res = active_evaluate(pool["prob"], lambda i: truth[i], 100, predictions=pool["pred"],
                           rng=0)
-    axes = res.plot()
-    assert len(axes) == 2
+    assert res.plot().get_xlabel() == "distinct labels"      # one Axes, inset outside
     ax = res.plot(ax=plt.subplots()[1])
     assert ax.get_xlabel() == "distinct labels"
     prop = optimal_proposal(pool["prob"], "recall", predictions=pool["pred"])
@@ -394,7 +400,7 @@ def test_string_ids_survive_the_session_file(tmp_path):
     p1 = np.linspace(0.01, 0.99, 60)
     ids = np.array([f"item-{i}" for i in range(60)])
     truth = dict(zip(ids, (p1 > 0.5).astype(int), strict=True))
-    ev = ActiveEvaluator(p1, "recall", ids=ids, rng=0, path=tmp_path / "s.db")
+    ev = ActiveEvaluator(p1, "recall", ids=ids, **WR, rng=0, path=tmp_path / "s.db")
     got = ev.query(10)
     assert all(str(g).startswith("item-") for g in got)
     ev.update(got, [truth[g] for g in got])

@@ -32,13 +32,14 @@ def pool():
 
 @pytest.fixture
 def files(pool, tmp_path, capsys):
-    """A pool CSV, a 120-item design written by `evalstats sample`, and true labels."""
+    """A pool CSV, a 120-item with-replacement design written by `evalstats sample` (the
+    design whose draw sequence the edits below tamper with), and true labels."""
     pool_path = tmp_path / "pool.csv"
     pool[["id", "prob", "pred"]].to_csv(pool_path, index=False)
     design = tmp_path / "to_label.csv"
     assert main(["sample", "--pool", str(pool_path), "--score-col", "prob", "--pred-col",
                  "pred", "--id-col", "id", "--measure", "f1", "--n-labels", "120", "--seed",
-                 "4", "--out", str(design)]) == 0
+                 "4", "--design", "with_replacement", "--out", str(design)]) == 0
     truth = pool.set_index("id")["label"]
     d = pd.read_csv(design)
     labels = tmp_path / "labeled.csv"
@@ -60,7 +61,7 @@ def _estimate(files, capsys, design=None, labels=None, *extra):
 def test_sample_then_estimate(pool, files, capsys):
     design = pd.read_csv(files["design"])
     assert len(design) == 120
-    ref = active_design(pool["prob"].to_numpy(), 120, "f1", rng=4,
+    ref = active_design(pool["prob"].to_numpy(), 120, "f1", rng=4, design="with_replacement",
                         predictions=pool[["pred"]], ids=pool["id"].to_numpy())
     np.testing.assert_array_equal(design["id"], ref["id"])
     rc, out, _ = _estimate(files, capsys, None, None, "--out", str(files["tmp"] / "r.html"))
@@ -184,7 +185,8 @@ def test_edited_design_is_refused_naming_row_and_column(files, capsys, case):
                                   "NaN weight", "duplicated draw_seq", "bogus measure"])
 def test_edited_design_is_refused_by_the_python_api(pool, case):
     edit, _ = EDITS[case]
-    design = active_design(pool["prob"], 60, "f1", rng=1, predictions=pool["pred"])
+    design = active_design(pool["prob"], 60, "f1", rng=1, predictions=pool["pred"],
+                            design="with_replacement")
     labels = pool["label"].to_numpy()[design["id"]]
     bad = edit(design, 7)
     with pytest.raises(DesignError, match=r"design(, row \d+, column '\w+')?:"):
@@ -192,7 +194,8 @@ def test_edited_design_is_refused_by_the_python_api(pool, case):
 
 
 def test_unsealed_design_is_still_checked_value_by_value(pool):
-    design = active_design(pool["prob"], 60, "f1", rng=1, predictions=pool["pred"])
+    design = active_design(pool["prob"], 60, "f1", rng=1, predictions=pool["pred"],
+                            design="with_replacement")
     labels = pool["label"].to_numpy()[design["id"]]
     plain = design.drop(columns=["design_row", "row_check", "design_check", "sealed_columns",
                                  "evalstats_version"])
@@ -515,3 +518,29 @@ def test_labels_outside_0_1_are_refused_whatever_the_largest(small_design, label
         else:
             res = estimate_from_labels(small_design, y)
             assert res.n_labels <= int(known.sum())
+
+
+def test_default_pps_design_round_trip_and_edit_refused(pool, tmp_path, capsys):
+    """The default (without-replacement) design is sealed too: it estimates as written and
+    an edited inclusion probability is refused naming row and column."""
+    pool_path = tmp_path / "pool.csv"
+    pool[["id", "prob", "pred"]].to_csv(pool_path, index=False)
+    design = tmp_path / "pps.csv"
+    assert main(["sample", "--pool", str(pool_path), "--score-col", "prob", "--pred-col",
+                 "pred", "--id-col", "id", "--n-labels", "80", "--seed", "3", "--out",
+                 str(design)]) == 0
+    d = pd.read_csv(design)
+    assert (d["design"] == "pps").all() and "pi" in d
+    truth = pool.set_index("id")["label"]
+    labels = tmp_path / "labels.csv"
+    pd.DataFrame({"id": d["id"], "label": truth.loc[d["id"]].to_numpy()}).to_csv(
+        labels, index=False)
+    capsys.readouterr()
+    assert main(["estimate", "--design", str(design), "--labels", str(labels)]) == 0
+    d.loc[5, "pi"] = d.loc[5, "pi"] * 2
+    edited = tmp_path / "edited.csv"
+    d.to_csv(edited, index=False)
+    capsys.readouterr()
+    assert main(["estimate", "--design", str(edited), "--labels", str(labels)]) == 2
+    err = capsys.readouterr().err
+    assert "row 7" in err and "'pi'" in err

@@ -21,7 +21,8 @@ from scipy import integrate, optimize, special, stats
 
 from evalstats._warnings import Notes
 from evalstats.active import optimal_proposal
-from evalstats.active._estimators import interval, ratio_estimate
+from evalstats.active._estimators import ratio_estimate
+from evalstats.active._intervals import interval
 from evalstats.active._measures import measure_spec
 from evalstats.active._proposals import (
     expected_variance,
@@ -241,8 +242,8 @@ def test_package_estimator_matches_enumeration_formulas():
         assert r["estimate"] == pytest.approx(ex["g"][j], rel=1e-12)
         if not r["zero_width"]:
             assert r["std_error"] == pytest.approx(ex["se"][j], rel=1e-10)
-            lo, hi = interval(r["estimate"], r["std_error"], r["n"], r["ess"], False, False,
-                              0.95)
+            lo, hi = interval(r["estimate"], r["std_error"], bounded=False, level=0.95,
+                              method="linear", n_eff=r["ess"], df=r["n"] - 1)
             assert hi - lo == pytest.approx(2 * stats.t.ppf(0.975, 11) * ex["se"][j])
 
 
@@ -315,6 +316,6 @@ def test_exact_coverage_of_default_logit_interval(measure):
         loss, w = ex["spec"].loss_weight(F5[items], Y5[items])
         r = ratio_estimate(ex["v"][items], w, loss)
         if r["defined"]:
-            got = interval(r["estimate"], r["std_error"], r["n"], r["ess"], r["zero_width"],
-                           True, 0.95)
+            got = interval(r["estimate"], r["std_error"], bounded=True, level=0.95,
+                           method="logit", n_eff=r["ess"], ess=r["ess"], df=r["n"] - 1)
             np.testing.assert_allclose(got, (lo[j], hi[j]), rtol=1e-9)

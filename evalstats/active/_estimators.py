@@ -29,15 +29,14 @@ zero-width one (flagged ``zero_width=True`` and noted).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
-from statsmodels.stats.proportion import proportion_confint
 
-from .._result import ConfidenceInterval, EvalResult, _get_ax
+from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value
 from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
+from ._intervals import INTERVAL_METHODS, interval
 from ._measures import MeasureSpec
 
 __all__ = ["LabeledSample", "ActiveEstimate", "ratio_estimate", "make_estimate"]
@@ -60,35 +59,6 @@ def ratio_estimate(v: np.ndarray, w: np.ndarray, loss: np.ndarray) -> dict[str, 
                 ess=svw ** 2 / float(np.sum(vw ** 2)), max_weight_share=float(vw.max() / svw))
 
 
-def interval(est: float, se: float, n: int, ess: float, zero_width: bool, bounded: bool,
-             level: float, scale: str = "logit") -> ConfidenceInterval:
-    """Confidence interval for a ratio estimate.
-
-    * ``scale="logit"`` (default for measures in [0, 1]): the delta method on the logit scale,
-      ``logit(Ĝ) ± t_{ESS−1} · SE / (Ĝ(1 − Ĝ))`` mapped back, with the Kish effective sample
-      size for the degrees of freedom;
-    * ``scale="linear"``: the papers' ``Ĝ ± t_{n−1} · SE`` (clipped to [0, 1]);
-    * ``S = 0`` with a 0/1 loss: the Wilson interval at the ESS.
-    """
-    if not np.isfinite(est):
-        return ConfidenceInterval(float("nan"), float("nan"))
-    if zero_width and bounded:
-        lo, hi = proportion_confint(est * ess, ess, alpha=1 - level, method="wilson")
-        return ConfidenceInterval(float(max(lo, 0.0)), float(min(hi, 1.0)))
-    if n < 2:
-        return ConfidenceInterval(float("nan"), float("nan"))
-    if bounded and scale == "logit" and 0.0 < est < 1.0:
-        half = stats.t.ppf(0.5 + level / 2, max(ess - 1.0, 1.0)) * se / (est * (1.0 - est))
-        centre = np.log(est) - np.log1p(-est)
-        return ConfidenceInterval(float(special.expit(centre - half)),
-                                  float(special.expit(centre + half)))
-    half = stats.t.ppf(0.5 + level / 2, n - 1) * se
-    lo, hi = est - half, est + half
-    if bounded:
-        lo, hi = max(lo, 0.0), min(hi, 1.0)
-    return ConfidenceInterval(float(lo), float(hi))
-
-
 @dataclass
 class LabeledSample:
     """Labeled distinct items and the draw sequence that selected them."""
@@ -98,11 +68,42 @@ class LabeledSample:
     item_preds: np.ndarray          # (n_items, m) predictions of every model
     draw_item: np.ndarray           # index into the items, one per draw, in draw order
     draw_weight: np.ndarray         # v = p/q = 1/(N q) of the proposal each draw came from
+    zero_f1: tuple = ()             # per model: pool items with q = 0 predicted 1 ...
+    zero_f0: tuple = ()             # ... and predicted 0 (labels never observable)
 
     def loss_weight(self, spec: MeasureSpec, model: int = 0) -> tuple[np.ndarray, np.ndarray]:
         f = self.item_preds[self.draw_item, model]
         y = self.item_labels[self.draw_item]
         return spec.loss_weight(f, y)
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.item_ids.shape[0])
+
+    def estimate(self, spec: MeasureSpec, model: int = 0) -> dict[str, Any]:
+        """:func:`ratio_estimate` of one measure for one model (``n_eff`` = Kish ESS)."""
+        if self.zero_f1 and spec.kind != "squared" and _unidentified(
+                spec, self.zero_f1[model], self.zero_f0[model]):
+            return dict(ratio_estimate(np.zeros(0), np.zeros(0), np.zeros(0)), n_eff=0.0,
+                        reason="some items can never be drawn (probability 0) and their "
+                               f"labels enter {spec.name}")
+        loss, w = self.loss_weight(spec, model)
+        r = ratio_estimate(self.draw_weight, w, loss)
+        return dict(r, n_eff=r["ess"], reason="" if r["defined"] else (
+            "no drawn item has positive weight (e.g. no predicted positive for precision, "
+            "no positive label for recall)"))
+
+
+def _unidentified(spec: MeasureSpec, zero_f1: int, zero_f0: int) -> bool:
+    """Whether a label never observable (an item with ``q = 0``) changes the measure."""
+    for f, count in ((1.0, zero_f1), (0.0, zero_f0)):
+        if count:
+            l0, w0 = spec.loss_weight(np.array([f]), np.array([0.0]))
+            l1, w1 = spec.loss_weight(np.array([f]), np.array([1.0]))
+            if w0[0] != w1[0] or (w0[0] * l0[0] != w1[0] * l1[0]) or (
+                    spec.kind != "f" and (w0[0] or w1[0])):
+                return True
+    return False
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
@@ -127,9 +128,14 @@ class ActiveEstimate(EvalResult):
         Uniform share of the proposal.
     plug_in : float
         The model's intrinsic estimate the proposal was built on.
-    interval_scale : {"logit", "linear"}
-        Interval on the logit scale with ESS − 1 df (default) or the papers' linear t
-        interval with ``n_draws − 1`` df (see :func:`interval`).
+    interval_method : {"wilson", "logit", "linear"}
+        The default interval (see :mod:`evalstats.active._intervals`); any of them via
+        ``conf_int(method=...)``. The with-replacement design reports ``"logit"``, the
+        without-replacement design ``"wilson"``.
+    design : str
+        ``"with_replacement"`` (the papers') or ``"pps"`` (without replacement).
+    n_eff : float
+        Effective sample size used by the Wilson interval on the boundary.
 
     Methods
     -------
@@ -149,7 +155,10 @@ class ActiveEstimate(EvalResult):
     proposal_kind: str = "optimal"
     epsilon: float = 0.1
     plug_in: float = float("nan")
-    interval_scale: str = "logit"
+    design: str = "with_replacement"
+    n_eff: float = float("nan")
+
+    INTERVAL_METHODS: ClassVar[tuple[str, ...]] = INTERVAL_METHODS
     pool_size: int = 0
     sample: LabeledSample | None = None
     specs: tuple = ()
@@ -160,8 +169,8 @@ class ActiveEstimate(EvalResult):
     extra: dict = field(default_factory=dict)
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
-        return interval(self.estimate, self.std_error, self.n_draws, self.ess, self.zero_width,
-                        self.bounded, level, self.interval_scale)
+        return interval(self.estimate, self.std_error, bounded=self.bounded, level=level,
+                        method=method, n_eff=self.n_eff, ess=self.ess, df=self.df)
 
     def _title(self) -> str:
         return f"Active estimate of {self.term}"
@@ -200,11 +209,10 @@ class ActiveEstimate(EvalResult):
         rows = []
         for m, model in enumerate(self.model_names):
             for spec in self.specs:
-                loss, w = self.sample.loss_weight(spec, m)
-                r = ratio_estimate(self.sample.draw_weight, w, loss)
-                lo, hi = interval(r["estimate"], r["std_error"], r["n"], r["ess"],
-                                  r["zero_width"], spec.kind != "squared", level,
-                                  self.interval_scale)
+                r = self.sample.estimate(spec, m)
+                lo, hi = interval(r["estimate"], r["std_error"], bounded=spec.kind != "squared",
+                                  level=level, method=self.interval_method, n_eff=r["n_eff"],
+                                  ess=r["ess"], df=self.df)
                 term = spec.name if m == 0 else f"{model}:{spec.name}"
                 rows.append(dict(term=term, estimate=r["estimate"], std_error=r["std_error"],
                                  conf_low=lo, conf_high=hi, confidence_level=level,
@@ -214,7 +222,22 @@ class ActiveEstimate(EvalResult):
         return pd.DataFrame(rows)
 
     def running(self, n_points: int = 60) -> pd.DataFrame:
-        """The estimate and its (linear t) interval after each prefix of the draw sequence."""
+        """The headline estimate and its interval as labels accrue.
+
+        With-replacement design: after each prefix of the draw sequence (linear t interval);
+        without-replacement design: after each batch (the result's interval method).
+        """
+        if not isinstance(self.sample, LabeledSample):
+            rows = []
+            for k in range(1, len(self.sample.batches) + 1):
+                r = self.sample.estimate(self.specs[0], 0, n_batches=k)
+                lo, hi = interval(r["estimate"], r["std_error"], bounded=self.bounded,
+                                  level=self.confidence_level, method=self.interval_method,
+                                  n_eff=r["n_eff"], ess=r["ess"])
+                rows.append(dict(n_draws=int((self.sample.item_batch < k).sum()),
+                                 n_labels=int((self.sample.item_batch < k).sum()),
+                                 estimate=r["estimate"], conf_low=lo, conf_high=hi))
+            return pd.DataFrame(rows)
         loss, w = self.sample.loss_weight(self.specs[0])
         vw = self.sample.draw_weight * w
         s1, s2 = np.cumsum(vw), np.cumsum(vw * loss)
@@ -226,7 +249,7 @@ class ActiveEstimate(EvalResult):
         _, first = np.unique(self.sample.draw_item, return_index=True)
         labels = np.cumsum(np.isin(np.arange(len(vw)), first))
         idx = np.unique(np.linspace(1, len(vw) - 1, min(n_points, len(vw))).astype(int))
-        q = stats.t.ppf(0.5 + self.confidence_level / 2, np.maximum(n[idx] - 1, 1))
+        q = np.array([critical_value(self.confidence_level, max(k - 1, 1)) for k in n[idx]])
         lo, hi = g[idx] - q * se[idx], g[idx] + q * se[idx]
         if self.bounded:
             lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
@@ -234,26 +257,16 @@ class ActiveEstimate(EvalResult):
                                  conf_low=lo, conf_high=hi))
 
     def plot(self, ax=None, **kwargs):
-        """Left: the proposal ``N·q`` over the model's log-odds (NIPS Fig. 2, left); right:
-        the running estimate with its interval against distinct labels spent.
+        """The running estimate with its interval against distinct labels spent, and the
+        proposal ``N·q`` over the model's log-odds (NIPS Fig. 2) in an inset placed *outside*
+        the data area (right of the axes), so it never covers the band.
 
-        With ``ax=None`` a two-panel figure is made and both Axes are returned; with one
-        Axes the running estimate is drawn in it and the proposal in an inset.
+        Returns the one Axes of the running estimate.
         """
-        if ax is None:
-            import matplotlib.pyplot as plt
-
-            _, axes = plt.subplots(1, 2, figsize=(10, 4))
-            self._plot_proposal(axes[0])
-            self._plot_running(axes[1], **kwargs)
-            return axes
-        if isinstance(ax, (list, tuple, np.ndarray)):
-            self._plot_proposal(ax[0])
-            self._plot_running(ax[1], **kwargs)
-            return ax
+        ax = _get_ax(ax)
         self._plot_running(ax, **kwargs)
         if self.plot_x is not None:
-            self._plot_proposal(ax.inset_axes([0.62, 0.08, 0.35, 0.35]), small=True)
+            self._plot_proposal(ax.inset_axes([1.04, 0.25, 0.3, 0.5]), small=True)
         return ax
 
     def _plot_running(self, ax, **kwargs):
@@ -285,42 +298,61 @@ class ActiveEstimate(EvalResult):
         return ax
 
 
-def make_estimate(sample: LabeledSample, specs: list[MeasureSpec], *, model_names: list[str],
+def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[str],
                   level: float, proposal_kind: str, epsilon: float, plug_in: float,
                   pool_size: int, call: dict, plot: dict | None = None,
                   notes: Notes | None = None, data: str = "") -> ActiveEstimate:
-    """Compute the headline measure ``specs[0]`` and wrap everything in an ActiveEstimate."""
+    """Compute the headline measure ``specs[0]`` and wrap everything in an ActiveEstimate.
+
+    ``sample`` is a :class:`LabeledSample` (with replacement) or a
+    :class:`~evalstats.active._ht.DesignSample` (without replacement).
+    """
     notes = notes if notes is not None else Notes()
     spec = specs[0]
-    loss, w = sample.loss_weight(spec)
-    r = ratio_estimate(sample.draw_weight, w, loss)
-    n_labels = len(sample.item_ids)
+    r = sample.estimate(spec)
+    n_labels = sample.n_labels
     bounded = spec.kind != "squared"
+    pps = not isinstance(sample, LabeledSample)
     if not r["defined"]:
         notes.warn(UndefinedEstimateWarning,
-                   f"{spec.name} is undefined on this sample: no drawn item has positive "
-                   f"weight (e.g. no predicted positive for precision, no positive label for "
-                   f"recall). Estimate set to NaN; label more items.")
+                   f"{spec.name} is undefined on this sample: {r['reason']}. Estimate set "
+                   f"to NaN (flagged defined=False).")
     elif r["zero_width"]:
         what = ("the Wilson interval at the effective sample size is reported instead"
                 if bounded else "the interval has zero width")
         notes.warn(SmallSampleWarning,
-                   f"Every positive-weight draw has the same loss, so the plug-in variance "
-                   f"of {spec.name} is zero; {what}.")
-    if r["defined"] and r["ess"] < 10:
+                   f"The plug-in variance of {spec.name} is zero (every residual or loss "
+                   f"equal); {what}.")
+    if r["defined"] and r["ess"] < 10 and not (pps and r["std_error"] == 0):
         notes.warn(SmallSampleWarning,
-                   f"Effective sample size {r['ess']:.1f} < 10: the t interval is unreliable.")
-    n_rep = r["n"] - n_labels
-    if n_rep > 0:
-        notes.add(f"{n_rep} repeated draws reused cached labels (they count as draws, not "
-                  f"as labels).")
+                   f"Effective sample size {r['ess']:.1f} < 10: the interval is unreliable.")
+    companions = {s.name: sample.estimate(s) for s in specs[1:]}
+    undefined = [k for k, v in companions.items() if "never be drawn" in v["reason"]]
+    for k, v in companions.items():
+        if not v["defined"] and k not in undefined:
+            notes.add(f"{k} is undefined on this sample ({v['reason']}): NaN, defined=False.")
+    if undefined:
+        notes.warn(UndefinedEstimateWarning,
+                   f"Not identified by this design (reported as NaN, defined=False): "
+                   f"{', '.join(undefined)}: some items can never be selected and their "
+                   f"labels enter these measures.")
+    if pps:
+        n_draws, df = n_labels, None
+        method = f"{sample.estimator} estimator, πps without replacement ({proposal_kind})"
+    else:
+        n_draws, df = r["n"], max(r["n"] - 1, 1)
+        method = f"importance sampling ({proposal_kind})"
+        if n_draws - n_labels > 0:
+            notes.add(f"{n_draws - n_labels} repeated draws reused cached labels (they count "
+                      f"as draws, not as labels).")
     return ActiveEstimate(
         estimate=r["estimate"], std_error=r["std_error"], confidence_level=level,
-        method=f"importance sampling ({proposal_kind})", term=spec.name, n=n_labels,
-        n_unit="labels", df=max(r["n"] - 1, 1), data=data, call=call,
-        diagnostics=dict(sum_vw=r["sum_vw"]), notes=notes.as_tuple(), n_labels=n_labels,
-        n_draws=r["n"], ess=r["ess"], max_weight_share=r["max_weight_share"],
-        defined=r["defined"], zero_width=r["zero_width"], bounded=bounded,
-        proposal_kind=proposal_kind, epsilon=epsilon, plug_in=plug_in, pool_size=pool_size,
-        sample=sample, specs=tuple(specs), model_names=tuple(model_names),
-        **(plot or {}))
+        method=method, interval_method="wilson" if pps else "logit", term=spec.name,
+        n=n_labels, n_unit="labels", df=df, data=data, call=call,
+        diagnostics=dict(sum_vw=r.get("sum_vw", float("nan"))), notes=notes.as_tuple(),
+        n_labels=n_labels, n_draws=n_draws, ess=r["ess"],
+        max_weight_share=r["max_weight_share"], defined=r["defined"],
+        zero_width=r["zero_width"], bounded=bounded, proposal_kind=proposal_kind,
+        epsilon=epsilon, plug_in=plug_in, pool_size=pool_size, sample=sample,
+        specs=tuple(specs), model_names=tuple(model_names),
+        design="pps" if pps else "with_replacement", n_eff=r["n_eff"], **(plot or {}))

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._result import EvalResult, _get_ax
+from .._result import Reportable, _get_ax
 from .._validation import (
     check_array,
     check_consistent_length,
@@ -249,21 +249,30 @@ def expected_variance(r: np.ndarray, q: np.ndarray | float, ew: float) -> float:
 # -- result --------------------------------------------------------------------------------
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
-class Proposal(EvalResult):
-    """An instrumental (sampling) distribution over the pool.
+class Proposal(Reportable):
+    """An instrumental (sampling) distribution over the pool — a design, not an estimate.
 
-    ``estimate`` is the model's intrinsic estimate ``G̃`` of the measure (what the
-    proposal assumes); ``q`` the probabilities (summing to one). ``np.asarray(proposal)``
-    gives ``q``.
+    ``plug_in`` is the model's intrinsic value ``G̃`` of the measure (what the proposal
+    assumes); ``q`` the probabilities (summing to one). ``np.asarray(proposal)`` gives ``q``.
 
     Attributes
     ----------
     q : ndarray
         Sampling probability of every pool item.
+    term : str
+        The measure the proposal is optimised for.
+    plug_in : float
+        The model's intrinsic estimate ``G̃`` (also ``.estimate``, kept for old code).
+    n_pool : int
+        Pool size (also ``.n``).
+    method : str
+        How ``q`` was built.
     kind : str
         ``"optimal"`` (Theorem 1, mixed with uniform) or ``"passive"``.
     epsilon : float
         Weight of the uniform component.
+    criterion : str
+        ``"theorem1"`` or ``"absolute"``.
     expected_variance, passive_variance : float
         Model-expected per-draw asymptotic variances ``σ̃²_q`` and ``σ̃²_uniform``.
     mean_weight : float
@@ -271,6 +280,10 @@ class Proposal(EvalResult):
     """
 
     q: np.ndarray
+    term: str = "measure"
+    plug_in: float = float("nan")
+    n_pool: int = 0
+    method: str = ""
     kind: str = "optimal"
     epsilon: float = 0.1
     criterion: str = "theorem1"
@@ -286,6 +299,16 @@ class Proposal(EvalResult):
         return np.asarray(self.q, dtype=dtype)
 
     @property
+    def estimate(self) -> float:
+        """The model's plug-in ``G̃`` (alias of ``plug_in``)."""
+        return self.plug_in
+
+    @property
+    def n(self) -> int:
+        """Pool size (alias of ``n_pool``)."""
+        return self.n_pool
+
+    @property
     def expected_gain(self) -> float:
         """``σ̃²_uniform / σ̃²_q``: labels saved by a factor of about this much (per draw)."""
         return self.passive_variance / self.expected_variance
@@ -295,12 +318,24 @@ class Proposal(EvalResult):
         var = self.passive_variance if passive else self.expected_variance
         return np.sqrt(var / np.asarray(n_draws, dtype=float))
 
+    def _tidy_rows(self) -> list[dict[str, Any]]:
+        return [dict(term=self.term, plug_in=self.plug_in, n_pool=self.n_pool, kind=self.kind,
+                     epsilon=self.epsilon, criterion=self.criterion,
+                     expected_variance=self.expected_variance,
+                     passive_variance=self.passive_variance,
+                     expected_gain=self.expected_gain)]
+
+    def _repr_body(self) -> str:
+        return (f"{self.term} {self.kind} over {self.n_pool} items, plug-in "
+                f"{self.plug_in:.3g}, expected gain {self.expected_gain:.3g}x")
+
     def _title(self) -> str:
         return f"Proposal for {self.term} ({self.kind})"
 
     def _header(self) -> dict[str, Any]:
         hdr = super()._header()
-        hdr.update({"Pool size": self.n, "Uniform share ε": self.epsilon,
+        hdr.update({"Method": self.method, "Model's plug-in estimate": self.plug_in,
+                    "Pool size": self.n_pool, "Uniform share ε": self.epsilon,
                     "Criterion": self.criterion,
                     "Expected variance per draw (active)": self.expected_variance,
                     "Expected variance per draw (passive)": self.passive_variance,

@@ -11,7 +11,8 @@ Exit codes and what reaches stderr (policy for every subcommand):
 * ``2`` bad input, reported as ONE line ``evalstats <command>: error: <message>``: a
   ``ValueError``/``TypeError`` raised by evalstats' own validation (raised in the
   evalstats package with the message template that names the argument in backticks,
-  see :mod:`evalstats._validation`), a file that cannot be opened
+  see :mod:`evalstats._validation`, or a cell as ``<file>, row R, column 'C'``),
+  a file that cannot be opened
   (``OSError``), a CSV that cannot be parsed (pandas ``EmptyDataError``/``ParserError``,
   ``UnicodeDecodeError`` for a binary file,
   :class:`evalstats._io.TableError`) or a missing optional dependency (the
@@ -35,6 +36,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import re
 import sys
 from collections.abc import Sequence
 
@@ -100,8 +102,9 @@ def _input_error(err: BaseException) -> bool:
             return True
     except ImportError:  # pragma: no cover - pandas is a core dependency
         pass
-    return (isinstance(err, ValueError | TypeError) and "`" in str(err)
-            and _raised_by_evalstats(err))
+    msg = str(err)
+    names_input = "`" in msg or re.search(r"row \d+, column '", msg) is not None
+    return isinstance(err, ValueError | TypeError) and names_input and _raised_by_evalstats(err)
 
 
 def _one_line(text: str) -> str:

@@ -45,6 +45,9 @@ def register(sub) -> None:
     add_alias(p, "--budget", "--n-labels", "n_labels", type=int)
     p.add_argument("--proposal", default="optimal", choices=["optimal", "passive"])
     p.add_argument("--epsilon", type=float, default=0.1, help="uniform share (default 0.1)")
+    p.add_argument("--design", default=None, choices=["pps", "with_replacement"],
+                   help="sampling design (default: the package default for the measure — "
+                        "'pps', without replacement, for binary measures)")
     add_output_args(p, out_help="CSV file to write the design to (required)")
     p.set_defaults(func=run_sample)
 
@@ -111,7 +114,7 @@ def run_sample(args: argparse.Namespace) -> int:
                            rng=seed, predictions=pool[preds] if preds else None,
                            beta=args.beta, alpha=args.alpha,
                            ids=None if args.id_col is None else pool[args.id_col].to_numpy(),
-                           proposal=args.proposal, epsilon=args.epsilon)
+                           proposal=args.proposal, epsilon=args.epsilon, design=args.design)
     design.to_csv(args.out, index=False)
     facts = {"items to label": len(design), "draws": int(design["n_draws"].sum()),
              "pool size": len(pool), "measure": args.measure, "proposal": args.proposal,

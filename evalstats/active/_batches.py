@@ -1,0 +1,201 @@
+"""The without-replacement design in sequential batches: what the evaluator asks for.
+
+:class:`BatchDesign` builds batch ``k`` from the labels of batches ``< k``: the model
+(:class:`~._design.StrataModel`, or the scores as they are), the inclusion probabilities over
+the unlabeled items (:func:`~._design.inclusion_probabilities`), the sample (Pareto or
+Poisson) and the pool totals the estimator needs (:class:`~._ht.DesignSample`). It holds no
+labels itself; the evaluator keeps the state and can persist it as plain data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_option, fail
+from ._design import (
+    StrataModel,
+    coefficients_at,
+    inclusion_probabilities,
+    pareto_sample,
+    poisson_sample,
+    size_measure,
+)
+from ._ht import DesignSample
+from ._measures import MeasureSpec
+from ._proposals import Pool, Proposal, plot_sample
+
+__all__ = ["BatchDesign", "DESIGNS", "design_iv"]
+
+DESIGNS = ("pps", "with_replacement")
+
+
+class BatchDesign:
+    """Batch builder for a binary pool (``pool.probs`` is the model's prior ``p(y=1|x)``)."""
+
+    def __init__(self, pool: Pool, spec: MeasureSpec, *, ranking: np.ndarray, epsilon: float,
+                 sampling: str, estimator: str, adaptive: bool, passive: bool,
+                 raw: bool = False) -> None:
+        self.pool, self.spec = pool, spec
+        self.epsilon, self.sampling, self.estimator = epsilon, sampling, estimator
+        self.passive = passive
+        self.adaptive = adaptive
+        self.raw = raw
+        # raw margins: the logistic map is barely a prior (2 pseudo-labels per stratum)
+        self.model = StrataModel(ranking, pool.probs, kappa=2.0 if raw else 10.0)
+
+    def estimator_model(self, k_labels: int) -> bool:
+        """Whether a batch's estimator uses the model: not for raw margins before any label
+        (their logistic map is no probability; that batch is Horvitz–Thompson)."""
+        return self.estimator == "difference" and not (self.raw and k_labels == 0)
+
+    def model_probs(self, lab_idx: np.ndarray, lab_y: np.ndarray) -> np.ndarray:
+        """The model a batch is designed with: updated from the labels when adaptive."""
+        if not self.adaptive:
+            return self.pool.probs
+        return self.model.probabilities(lab_idx, lab_y)
+
+    def plug_in(self, m: np.ndarray, lab_idx: np.ndarray, lab_y: np.ndarray) -> float:
+        """The model's value of the headline measure, with known labels substituted."""
+        f = self.pool.headline_pred
+        y1 = float(np.dot(f, m)) + float(np.dot(f[lab_idx], lab_y - m[lab_idx]))
+        y_all = float(m.sum()) + float(np.sum(lab_y - m[lab_idx]))
+        n1 = float(f.sum())
+        n0 = f.shape[0] - n1
+        (c0a, c1a, d0a, d1a), (c0b, c1b, d0b, d1b) = (coefficients_at(self.spec, 1.0),
+                                                      coefficients_at(self.spec, 0.0))
+        num = c0a * n1 + c0b * n0 + c1a * y1 + c1b * (y_all - y1)
+        den = d0a * n1 + d0b * n0 + d1a * y1 + d1b * (y_all - y1)
+        return num / den if den > 0 else float("nan")
+
+    def next_batch(self, n: int, lab_idx: np.ndarray, lab_y: np.ndarray,
+                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                      dict[str, Any], np.ndarray, float]:
+        """Select batch positions; return ``(idx, pi, m, stats, pi_over_pool, plug_in)``."""
+        unl, pi, m, g = self.inclusion(n, lab_idx, lab_y)
+        pos = pareto_sample(pi, n, rng) if self.sampling == "pareto" else poisson_sample(pi, rng)
+        preds = unl.take(self.pool.preds)
+        use_model = self.estimator_model(len(lab_idx))
+        m_u = unl.take(m)
+        mu = m_u if use_model else np.zeros(unl.n)
+        zero = pi <= 0
+        # anticipated (model-expected) variance terms Σ_U (1 − π)/π · Var_m(residual)
+        av = _anticipated_terms(pi, mu * (1.0 - mu) if use_model else m_u)
+        pz = preds[zero]
+        stats = dict(n_target=float(n), n_unlabeled=float(unl.n), sum_m=float(mu.sum()),
+                     sum_f=preds.sum(axis=0).tolist(), sum_fm=(mu @ preds).tolist(),
+                     zero_f1=(pz == 1).sum(axis=0).tolist(),
+                     zero_f0=(pz == 0).sum(axis=0).tolist(),
+                     antic_0=float(av.sum()), antic_f=(av @ preds).tolist(),
+                     model=float(use_model))
+        return unl.positions(pos), pi[pos], mu[pos], stats, unl.scatter(pi), g
+
+    def inclusion(self, n: int, lab_idx: np.ndarray, lab_y: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """``(unlabeled positions, π over them, model m, plug-in G̃)`` for a batch of ``n``."""
+        unl = _Rows(self.pool.size, lab_idx)
+        m = self.model_probs(lab_idx, lab_y)
+        g = self.plug_in(m, lab_idx, lab_y)
+        if self.passive or not np.isfinite(g):
+            shape = np.zeros(unl.n)
+        else:
+            shape = size_measure(unl.take(m), unl.take(self.pool.headline_pred), self.spec, g)
+        pi = inclusion_probabilities(shape, n, 1.0 if self.passive else self.epsilon)
+        return unl, pi, m, g
+
+    def anticipated(self, batches: list[dict[str, Any]], lab_idx: np.ndarray,
+                    lab_y: np.ndarray, lab_batch: np.ndarray) -> list[dict[str, Any]]:
+        """The batches with their anticipated-variance totals recomputed under the *final*
+        model (fitted on every label): ``Σ_{U_k} (1 − π_k)/π_k · v(m_final)`` overall and per
+        prediction column. The inclusion probabilities ``π_k`` are replayed (they are a
+        deterministic function of the labels of the batches before ``k``)."""
+        m_final = self.model.probabilities(lab_idx, lab_y)     # always learned from labels
+        out = []
+        for k, bt in enumerate(batches):
+            before = lab_batch < k
+            unl, pi, _, _ = self.inclusion(int(bt["n_target"]), lab_idx[before], lab_y[before])
+            mu = unl.take(m_final)
+            av = _anticipated_terms(pi, mu * (1.0 - mu) if bt.get("model", 1.0) else mu)
+            out.append(dict(bt, antic_0=float(av.sum()),
+                            antic_f=(av @ unl.take(self.pool.preds)).tolist()))
+        return out
+
+    def proposal(self, pi_full: np.ndarray, g: float, n: int) -> Proposal:
+        """The batch's inclusion probabilities as a :class:`Proposal` (``q = π / n``)."""
+        q = pi_full / max(float(pi_full.sum()), 1e-300)
+        return Proposal(q=q, term=self.spec.name, plug_in=g, n_pool=self.pool.size,
+                        method=f"capped πps ({self.sampling}), batch of {n}",
+                        kind="passive" if self.passive else "pps", epsilon=self.epsilon,
+                        criterion="model-assisted", **plot_sample(self.pool, q))
+
+
+class _Rows:
+    """The unlabeled rows of the pool: all of them (views, no copies) or an index array."""
+
+    def __init__(self, size: int, lab_idx: np.ndarray) -> None:
+        self.size = size
+        if len(lab_idx) == 0:
+            self.idx, self.n = None, size
+        else:
+            labeled = np.zeros(size, dtype=bool)
+            labeled[lab_idx] = True
+            self.idx = np.flatnonzero(~labeled)
+            self.n = int(self.idx.shape[0])
+
+    @property
+    def array(self) -> np.ndarray:
+        """The positions as an array."""
+        return np.arange(self.size) if self.idx is None else self.idx
+
+    def take(self, a: np.ndarray) -> np.ndarray:
+        return a if self.idx is None else a[self.idx]
+
+    def positions(self, pos: np.ndarray) -> np.ndarray:
+        return pos if self.idx is None else self.idx[pos]
+
+    def scatter(self, values: np.ndarray) -> np.ndarray:
+        if self.idx is None:
+            return np.asarray(values, dtype=float)
+        full = np.zeros(self.size)
+        full[self.idx] = values
+        return full
+
+
+def _anticipated_terms(pi: np.ndarray, vres: np.ndarray) -> np.ndarray:
+    """``(1 − π)/π · v`` (0 where ``π = 0``: such items are flagged, not estimated)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (1.0 - pi) / pi
+    out[pi <= 0] = 0.0
+    out *= vres
+    return out
+
+
+def design_sample(item_ids: np.ndarray, labels: np.ndarray, preds: np.ndarray,
+                  batch: np.ndarray, pi: np.ndarray, m: np.ndarray,
+                  batches: list[dict[str, Any]], sampling: str,
+                  estimator: str) -> DesignSample:
+    """A :class:`DesignSample` (arrays as given, batches as plain dicts)."""
+    n_models = len(batches[0]["sum_f"]) if batches else 1
+    return DesignSample(item_ids=np.asarray(item_ids), item_labels=np.asarray(labels, float),
+                        item_preds=np.asarray(preds, float).reshape(len(item_ids), n_models),
+                        item_batch=np.asarray(batch, int), item_pi=np.asarray(pi, float),
+                        item_m=np.asarray(m, float), batches=list(batches),
+                        sampling=sampling, estimator=estimator)
+
+
+def design_iv(design: str | None, spec: MeasureSpec, scores: Any,
+              recalibrate: str | None, default: str) -> str:
+    """``None`` -> "pps" for binary pools; "pps" needs a binary pool and no recalibration."""
+    binary = np.ndim(scores) == 1 and spec.kind != "squared"
+    if design is None:
+        return default if binary and recalibrate is None else "with_replacement"
+    check_option(design, "design", DESIGNS)
+    if design == "pps" and not binary:
+        raise fail("design", "'with_replacement' for multi-class or squared-loss pools",
+                   value=design)
+    if design == "pps" and recalibrate is not None:
+        raise fail("recalibrate", "None with design='pps' (use adaptive=True)",
+                   value=recalibrate)
+    return design
+

@@ -1,0 +1,504 @@
+"""The sequential evaluator: ``query``/``update``/``result`` with an optional session file."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import special
+
+from .._validation import (
+    check_array,
+    check_confidence_level,
+    check_int,
+    check_option,
+    check_rng,
+    check_scalar,
+    fail,
+)
+from .._warnings import Notes
+from ._batches import design_iv
+from ._calibration import CALIBRATIONS, fit_calibration
+from ._design import SAMPLINGS
+from ._design_io import DESIGN_SETTINGS, seal_design
+from ._estimators import ActiveEstimate, LabeledSample, make_estimate
+from ._evaluator_pps import PPSMixin
+from ._ht import ESTIMATORS
+from ._measures import MeasureSpec, companion_specs, measure_spec
+from ._proposal import PROPOSALS, build_proposal
+from ._proposals import Pool, Proposal, pool_iv
+from ._state import StateStore, pool_arrays
+
+__all__ = ["ActiveEvaluator"]
+
+#: the design used for binary pools when ``design=None`` (chosen by the benchmark)
+DEFAULT_DESIGN = "pps"
+
+
+class ActiveEvaluator(PPSMixin):
+    """Sequential active estimation: ``query(batch_size)``, ``update(ids, labels)``, ``result()``.
+
+    **Without replacement** (``design="pps"``, the default for binary pools): each
+    ``query(k)`` selects ``k`` unlabeled items with capped inclusion probabilities
+    ``π = min(1, c·size)`` (Pareto order sampling; ``sampling="poisson"`` for independent
+    draws of random size), where the size follows the model-assisted estimator's optimal
+    allocation (see :mod:`evalstats.active._design`). With ``adaptive=True`` the model of
+    ``p(y=1|x)`` is updated from the labels between batches (stratified Beta–Bernoulli). The
+    estimate is the model-assisted difference estimator (``estimator="difference"``) or
+    Horvitz–Thompson, batches combined as a martingale sum (see :mod:`evalstats.active._ht`);
+    label a batch before querying the next.
+
+    **With replacement** (``design="with_replacement"``, the papers' design): items are drawn
+    with replacement from the proposal; a draw of an already labeled (or
+    already requested) item is recorded as a draw but asks for no new label, so
+    ``query(k)`` returns exactly ``k`` new items to label. With ``path`` the whole state
+    (pool, draws, labels, generator state) is written to a SQLite file after every
+    ``query`` and ``update``; :meth:`open` resumes it. The file holds plain data only.
+
+    With ``recalibrate="platt"`` or ``"isotonic"`` the scores are recalibrated on the labels
+    acquired so far (importance-weighted) before each batch and the proposal rebuilt from the
+    calibrated probabilities, mixed half and half with the initial design (so no weight
+    exceeds twice its initial value). Every draw keeps the weight ``1/(N q_b)`` of the proposal
+    ``q_b`` it came from, so the estimator stays consistent (each term has mean zero given
+    the past: a martingale-difference sum, for which the same ``S²`` applies). Raw scores
+    (e.g. SVM margins) are allowed only with recalibration: the first batch is then uniform.
+
+    Parameters
+    ----------
+    scores, measure, predictions, beta, alpha, variance, epsilon
+        As in :func:`optimal_proposal`.
+    ids : array_like, optional
+        Identifiers of the pool items (default ``0..N-1``); ``query`` returns them and
+        ``update`` takes them.
+    proposal : {"optimal", "passive"}
+        ``"passive"`` samples uniformly through the same code.
+    design : {None, "pps", "with_replacement"}
+        ``None``: ``"pps"`` for binary pools (every F-type measure, accuracy, error),
+        ``"with_replacement"`` for multi-class and squared-loss pools.
+    estimator : {"difference", "horvitz_thompson"}
+        πps design only: model-assisted (default) or plain Horvitz–Thompson totals.
+    sampling : {"pareto", "poisson"}
+        πps design only: fixed batch size (default) or independent Bernoulli draws.
+    adaptive : bool
+        πps design only: update the model from the labels between batches (default True).
+    recalibrate : {None, "platt", "isotonic"}
+        Recalibrate the scores between batches.
+    confidence_level : float
+        Level of the interval of :meth:`result`.
+    rng : None, int or Generator
+        Random source of the draws.
+    path : str or Path, optional
+        A *new* session file (SQLite); use :meth:`open` to resume an existing one.
+
+    See Also
+    --------
+    active_evaluate, active_design
+
+    Examples
+    --------
+    >>> import evalstats as es
+    >>> from evalstats.active import ActiveEvaluator
+    >>> pool = es.datasets.load("sim_pool")
+    >>> ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], rng=1)
+    >>> ids = ev.query(50)
+    >>> ev.update(ids, pool["label"].to_numpy()[ids])
+    >>> ev.result().n_labels
+    50
+    """
+
+    def __init__(self, scores: Any, measure: str = "f1", *, predictions: Any = None,
+                 ids: Any = None, beta: float = 1.0, alpha: float | None = None,
+                 variance: Any = None, proposal: str = "optimal", epsilon: float = 0.1,
+                 recalibrate: str | None = None, confidence_level: float = 0.95,
+                 rng: None | int | np.random.Generator = None,
+                 path: str | Path | None = None, design: str | None = None,
+                 estimator: str = "difference", sampling: str = "pareto",
+                 adaptive: bool = True) -> None:
+        check_option(proposal, "proposal", PROPOSALS)
+        if recalibrate is not None:
+            check_option(recalibrate, "recalibrate", CALIBRATIONS)
+        spec = measure_spec(measure, beta, alpha)
+        design = design_iv(design, spec, scores, recalibrate, DEFAULT_DESIGN)
+        check_option(estimator, "estimator", ESTIMATORS)
+        check_option(sampling, "sampling", SAMPLINGS)
+        raw = False
+        ranking = None
+        if design == "pps":
+            arr = check_array(scores, "scores")
+            ranking = arr
+            if arr.size and arr.min() < 0 and np.isfinite(arr).all():
+                scores = special.expit(arr)  # margins (some negative): a logistic prior
+        elif recalibrate is not None and np.ndim(scores) == 1 and spec.kind != "squared":
+            arr = check_array(scores, "scores")
+            raw = bool(arr.min() < 0 or arr.max() > 1)
+            if raw:                       # margins: placeholder probabilities, uniform 1st batch
+                scores = np.full(arr.shape, 0.5)
+                self._raw = arr
+        elif recalibrate is not None:
+            raise fail("recalibrate", "None for multi-class or squared-loss pools",
+                       value=recalibrate)
+        pool = pool_iv(scores, spec, predictions, variance)
+        self._setup(pool, spec, raw, ids, dict(
+            measure=measure, beta=float(beta), alpha=alpha, proposal=proposal,
+            epsilon=check_scalar(epsilon, "epsilon", 0.0, 1.0), recalibrate=recalibrate,
+            confidence_level=check_confidence_level(confidence_level), design=design,
+            estimator=estimator, sampling=sampling, adaptive=bool(adaptive)))
+        if design == "pps":
+            self._raw = ranking
+            self._pps_init(ranking)
+        self._rng = check_rng(rng)
+        self._store = None
+        if path is not None:
+            path = Path(path)
+            if path.exists():
+                raise fail("path", "a new file", got=f"existing file {str(path)!r}",
+                           remedy="Resume it with `ActiveEvaluator.open(path)`.")
+            self._store = StateStore(path)
+            self._store.create(self._pool_frame(), self._meta())
+
+    def _setup(self, pool: Pool, spec: MeasureSpec, raw: bool, ids: Any,
+               config: dict) -> None:
+        self._pool, self._spec, self._config = pool, spec, config
+        self._is_raw = raw
+        if not raw:
+            self._raw = pool.probs if pool.probs.ndim == 1 else None
+        n = pool.size
+        if ids is None:
+            self._ids = np.arange(n)
+        else:
+            self._ids = np.asarray(ids)
+            if self._ids.shape != (n,):
+                raise fail("ids", f"a 1-dimensional array of length {n}",
+                           got=f"shape {self._ids.shape}")
+        # positions as ids: a RangeIndex (O(1), no hash table for a 10-million pool)
+        self._index = pd.RangeIndex(n) if ids is None else pd.Index(self._ids)
+        if not self._index.is_unique:
+            raise fail("ids", "unique", got=f"{int(self._index.duplicated().sum())} duplicates")
+        self._draw_idx: list[int] = []
+        self._draw_q: list[float] = []
+        self._draw_batch: list[int] = []
+        self._labels: dict[int, float] = {}
+        self._pending: dict[int, None] = {}
+        self._batch = 0
+        self._base: Proposal | None = None
+        self._last: Proposal | None = None
+        self._last_kind = config["proposal"]
+        self._notes = Notes()
+        self._cdf: tuple | None = None
+
+    # -- persistence -------------------------------------------------------------------------
+    def _pool_frame(self) -> pd.DataFrame:
+        pool = self._pool
+        df = {"id": self._ids}
+        if self._is_raw:
+            df["s"] = self._raw
+        elif pool.probs.ndim == 1:
+            df["s"] = pool.probs
+        else:
+            for k in range(pool.probs.shape[1]):
+                df[f"s_{k}"] = pool.probs[:, k]
+        if pool.variance is not None:
+            df["var"] = pool.variance
+        for j in range(pool.preds.shape[1]):
+            df[f"pred_{j}"] = pool.preds[:, j]
+        return df
+
+    def _meta(self) -> dict[str, Any]:
+        meta = dict(config=self._config, model_names=self._pool.model_names,
+                    raw_scores=self._is_raw, rng_state=self._rng.bit_generator.state,
+                    rng_kind=type(self._rng.bit_generator).__name__, batch=self._batch)
+        if self._config["design"] == "pps":
+            meta["pps"] = self._pps_meta()
+        return meta
+
+    @classmethod
+    def open(cls, path: str | Path) -> ActiveEvaluator:
+        """Reopen a session file written by an evaluator created with ``path=``."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"`path` must be an existing session file; got {str(path)!r}.")
+        store = StateStore(path)
+        meta, pool_cols, draws, labels = store.load()
+        cfg = meta["config"]
+        scores, preds, variance, ids = pool_arrays(pool_cols, meta)
+        self = cls(scores, cfg["measure"], predictions=preds, ids=ids,
+                   beta=cfg["beta"], alpha=cfg["alpha"], variance=variance,
+                   proposal=cfg["proposal"], epsilon=cfg["epsilon"],
+                   recalibrate=cfg["recalibrate"], confidence_level=cfg["confidence_level"],
+                   **{k: cfg[k] for k in ("design", "estimator", "sampling", "adaptive")
+                      if k in cfg})
+        bitgen = getattr(np.random, meta["rng_kind"])()
+        bitgen.state = meta["rng_state"]
+        self._rng = np.random.Generator(bitgen)
+        self._batch = int(meta["batch"])
+        self._draw_idx = [int(i) for i in draws["idx"]]
+        self._draw_q = [float(q) for q in draws["q"]]
+        self._draw_batch = [int(b) for b in draws["batch"]]
+        self._labels = {int(i): float(y)
+                        for i, y in zip(labels["idx"], labels["label"], strict=True)}
+        self._pending = {i: None for i in self._draw_idx if i not in self._labels}
+        if "pps" in meta:
+            self._pps_restore(meta["pps"])
+        self._store = store
+        return self
+
+    # -- proposals -------------------------------------------------------------------------
+    def _proposal(self) -> Proposal:
+        cfg = self._config
+        if cfg["proposal"] == "passive" or (cfg["recalibrate"] is None and self._base):
+            if self._base is None:
+                self._base = build_proposal(self._pool, self._spec, cfg["proposal"],
+                                             cfg["epsilon"])
+            self._last, self._last_kind = self._base, cfg["proposal"]
+            return self._base
+        if cfg["recalibrate"] is not None:
+            idx = np.fromiter(self._labels, dtype=int)
+            y = np.array([self._labels[i] for i in idx])
+            if len(idx) >= 10 and min((y == 1).sum(), (y == 0).sum()) >= 2:
+                weights = self._item_weights(idx)
+                cal = fit_calibration(self._raw[idx], y, weights, cfg["recalibrate"],
+                                      is_prob=not self._is_raw)
+                pool = Pool(np.clip(cal(self._raw), 0.0, 1.0), self._pool.preds,
+                            self._pool.model_names, binary=True)
+                rec = build_proposal(pool, self._spec, "optimal", cfg["epsilon"])
+                self._last = self._mix_with_initial(rec)
+                self._last_kind = f"optimal+{cfg['recalibrate']}"
+                return self._last
+            if self._is_raw:
+                self._last = build_proposal(self._pool, self._spec, "passive", 1.0)
+                self._last_kind = "passive (before calibration)"
+                return self._last
+        self._base = build_proposal(self._pool, self._spec, "optimal", cfg["epsilon"])
+        self._last, self._last_kind = self._base, "optimal"
+        return self._base
+
+    def _mix_with_initial(self, rec: Proposal) -> Proposal:
+        """``½ q_recalibrated + ½ q_initial``: every weight is at most twice the weight of the
+        initial (uncalibrated, or uniform for raw margins) design, so a poor calibration fit
+        on few labels cannot starve regions the initial design covered."""
+        if self._is_raw:
+            q0: np.ndarray | float = 1.0 / self._pool.size
+        else:
+            if self._base is None:
+                self._base = build_proposal(self._pool, self._spec, "optimal",
+                                             self._config["epsilon"])
+            q0 = self._base.q
+        q = 0.5 * rec.q + 0.5 * q0
+        plot_q = 0.5 * rec.plot_q + 0.5 * (q0 if np.ndim(q0) == 0 else self._base.plot_q)
+        return replace(rec, q=q, plot_q=plot_q)
+
+    def _item_weights(self, idx: np.ndarray) -> np.ndarray:
+        """Mean importance weight ``1/(N q)`` over the draws of each labeled item."""
+        di = np.asarray(self._draw_idx)
+        v = 1.0 / (self._pool.size * np.asarray(self._draw_q))
+        sums = pd.Series(v).groupby(di).mean()
+        return sums.reindex(idx).to_numpy()
+
+    @property
+    def proposal(self) -> Proposal:
+        """The proposal the next batch will be drawn from."""
+        return self._proposal()
+
+    # -- the loop ----------------------------------------------------------------------------
+    @property
+    def n_labels(self) -> int:
+        """Distinct labeled items."""
+        return len(self._labels)
+
+    @property
+    def n_draws(self) -> int:
+        return len(self._draw_idx)
+
+    @property
+    def pending(self) -> np.ndarray:
+        """Identifiers returned by ``query`` and not labeled yet."""
+        return self._ids[np.fromiter(self._pending, dtype=int)]
+
+    def query(self, batch_size: int) -> np.ndarray:
+        """Draw until ``batch_size`` new items need a label; return their identifiers.
+
+        Cost ``O(draws · log N)`` after the proposal's cumulative sum: each draw is a binary
+        search of a uniform number in the cumulative distribution.
+        """
+        batch_size = check_int(batch_size, "batch_size", 1)
+        if self._config["design"] == "pps":
+            seq0 = len(self._draw_idx)
+            new = self._pps_query(batch_size)
+            self._save_draws(seq0)
+            return self._ids[new]
+        prop = self._proposal()
+        q = prop.q
+        open_mask = q > 0
+        taken = np.fromiter(list(self._labels) + list(self._pending), dtype=int)
+        available = int(open_mask.sum() - open_mask[taken].sum()) if len(taken) else int(
+            open_mask.sum())
+        if batch_size > available:
+            raise fail("batch_size", f"at most the {available} unlabeled items the proposal "
+                       "can still draw", value=batch_size)
+        if self._cdf is None or self._cdf[0] is not prop:
+            self._cdf = (prop, np.cumsum(q))
+        cdf = self._cdf[1]
+        new: list[int] = []
+        seq0 = len(self._draw_idx)
+        while len(new) < batch_size:
+            u = self._rng.random(max(batch_size - len(new), 8)) * cdf[-1]
+            for i in np.minimum(np.searchsorted(cdf, u, side="right"), len(q) - 1):
+                i = int(i)
+                self._draw_idx.append(i)
+                self._draw_q.append(float(q[i]))
+                self._draw_batch.append(self._batch)
+                if i not in self._labels and i not in self._pending:
+                    self._pending[i] = None
+                    new.append(i)
+                    if len(new) == batch_size:
+                        break
+        self._batch += 1
+        self._save_draws(seq0)
+        return self._ids[np.asarray(new, dtype=int)]
+
+    def _save_draws(self, seq0: int) -> None:
+        if self._store is None:
+            return
+        rows = [(seq0 + k, self._draw_idx[k + seq0], self._draw_q[k + seq0],
+                 self._draw_batch[k + seq0]) for k in range(len(self._draw_idx) - seq0)]
+        meta = dict(rng_state=self._rng.bit_generator.state, batch=self._batch)
+        if self._config["design"] == "pps":
+            meta["pps"] = self._pps_meta()
+        self._store.append(draws=rows, meta=meta)
+
+    def update(self, ids: Any, labels: Any) -> None:
+        """Record labels of queried items (validated first; earlier labels are always kept)."""
+        ids = np.atleast_1d(np.asarray(ids))
+        labels = np.atleast_1d(np.asarray(labels))
+        if ids.shape != labels.shape or ids.ndim != 1:
+            raise fail("labels", f"one label per id ({ids.shape[0]} ids)",
+                       got=f"shape {labels.shape}")
+        pos = self._index.get_indexer(ids)
+        if (pos < 0).any():
+            raise fail("ids", "identifiers of pool items", got=f"{int((pos < 0).sum())} "
+                       f"unknown, e.g. {ids[pos < 0][0]!r}")
+        drawn = np.array([p in self._pending or p in self._labels for p in pos])
+        if not drawn.all():
+            raise fail("ids", "items returned by `query()`", got=f"{int((~drawn).sum())} "
+                       f"items never drawn, e.g. {ids[~drawn][0]!r}")
+        y = self._labels_iv(labels)
+        clash = [(i, v) for i, v in zip(pos, y, strict=True)
+                 if i in self._labels and self._labels[i] != v]
+        if clash:
+            raise fail("labels", "consistent with labels given before",
+                       got=f"a new label {clash[0][1]:g} for id {self._ids[clash[0][0]]!r}")
+        for i, v in zip(pos, y, strict=True):
+            self._labels[int(i)] = float(v)
+            self._pending.pop(int(i), None)
+        if self._store is not None:
+            self._store.append(labels=[(int(i), float(v)) for i, v in zip(pos, y, strict=True)])
+
+    def _labels_iv(self, labels: np.ndarray) -> np.ndarray:
+        try:
+            y = labels.astype(float)
+        except (TypeError, ValueError):
+            raise fail("labels", "numeric labels", got=f"dtype {labels.dtype}",
+                       exc=TypeError) from None
+        if self._spec.kind == "squared":
+            if not np.isfinite(y).all():
+                raise fail("labels", "finite numbers", got="NaN or infinite values")
+            return y
+        k = 2 if self._pool.binary else self._pool.probs.shape[1]
+        bad = ~np.isin(y, np.arange(k))
+        if bad.any():
+            raise fail("labels", f"in the label set {{0..{k - 1}}}",
+                       got=f"{int(bad.sum())} other values, e.g. {y[bad][0]:g}",
+                       remedy="Labels already recorded are kept.")
+        return y
+
+    def sample(self) -> tuple[LabeledSample, int]:
+        """The labeled sample: draws up to the first one whose item still lacks a label."""
+        di = np.asarray(self._draw_idx, dtype=int)
+        lab = np.array([i in self._labels for i in di], dtype=bool)
+        stop = int(np.argmin(lab)) if not lab.all() else len(di)
+        n_cut = len(di) - stop
+        di, dq = di[:stop], np.asarray(self._draw_q[:stop])
+        items, first, inv = np.unique(di, return_index=True, return_inverse=True)
+        order = np.argsort(first)                  # items in order of first draw
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        items = items[order]
+        return LabeledSample(
+            item_ids=self._ids[items], item_labels=np.array([self._labels[i] for i in items]),
+            item_preds=self._pool.preds[items], draw_item=rank[inv],
+            draw_weight=1.0 / (self._pool.size * dq), **self._zero_counts()), n_cut
+
+    def _zero_counts(self) -> dict[str, tuple]:
+        """Pool items the current proposal can never draw, by prediction, per model."""
+        prop = self._last if self._last is not None else self._proposal()
+        zero = np.asarray(prop.q) <= 0
+        if not zero.any():
+            return {}
+        p = self._pool.preds[zero]
+        return dict(zero_f1=tuple((p == 1).sum(axis=0)), zero_f0=tuple((p == 0).sum(axis=0)))
+
+    def result(self, _call: dict | None = None) -> ActiveEstimate:
+        """The estimate from every draw whose label is known (usable at any moment)."""
+        pps = self._config["design"] == "pps"
+        sample, n_cut = self._pps_sample() if pps else self.sample()
+        if pps and self._last is None:
+            raise fail("result", "called after at least one labeled batch",
+                       got="no batch queried yet", verb="must be")
+        prop = self._last if self._last is not None else self._proposal()
+        notes = Notes()
+        notes.extend(self._notes)
+        notes.extend(prop.notes)
+        if n_cut:
+            notes.add(f"{n_cut} draws after the first unlabeled queried item are not used yet."
+                      if not pps else f"{n_cut} items of an incompletely labeled batch are "
+                      f"not used yet.")
+        call = _call or dict(function="ActiveEvaluator.result",
+                             measure=self._config["measure"],
+                             proposal=self._config["proposal"], epsilon=self._config["epsilon"])
+        kinds = self._config["proposal"]
+        if pps and kinds == "optimal":
+            kinds = "pps, adaptive" if self._config["adaptive"] else "pps"
+        if self._config["recalibrate"]:
+            kinds = f"optimal+{self._config['recalibrate']}"
+        return make_estimate(
+            sample, companion_specs(self._spec, self._pool.binary),
+            model_names=self._pool.model_names, level=self._config["confidence_level"],
+            proposal_kind=kinds, epsilon=self._config["epsilon"]
+            if self._config["proposal"] == "optimal" else 1.0, plug_in=prop.plug_in,
+            pool_size=self._pool.size, call=call, notes=notes,
+            plot=dict(plot_x=prop.plot_x, plot_q=prop.plot_q, plot_pred=prop.plot_pred))
+
+    def design(self) -> pd.DataFrame:
+        """The queried items as a table to export (see :func:`active_design`)."""
+        if self._config["design"] == "pps":
+            return seal_design(self._pps_design(),
+                               DESIGN_SETTINGS + ("design", "sampling", "estimator"))
+        di = np.asarray(self._draw_idx, dtype=int)
+        dq = np.asarray(self._draw_q)
+        items, first, counts = np.unique(di, return_index=True, return_counts=True)
+        order = np.argsort(first)
+        items, first, counts = items[order], first[order], counts[order]
+        seqs = pd.Series(np.arange(len(di))).groupby(di).agg(
+            lambda s: ";".join(map(str, s))).reindex(items)
+        pool = self._pool
+        df = pd.DataFrame({"id": self._ids[items], "n_draws": counts, "first_draw": first,
+                           "draw_seq": seqs.to_numpy(), "q": dq[first],
+                           "weight": 1.0 / (pool.size * dq[first])})
+        if self._raw is not None:
+            df["score"] = self._raw[items]
+        elif pool.probs.ndim == 2:
+            for k in range(pool.probs.shape[1]):
+                df[f"score_{k}"] = pool.probs[items, k]
+        for j, name in enumerate(pool.model_names):
+            df["pred" if j == 0 else f"pred_{name}"] = pool.preds[items, j]
+        df["measure"] = self._spec.name
+        df["alpha"] = self._spec.alpha if self._spec.alpha is not None else np.nan
+        df["proposal"] = self._config["proposal"]
+        df["epsilon"] = self._config["epsilon"]
+        df["pool_size"] = pool.size
+        df["design"] = "with_replacement"
+        return seal_design(df, DESIGN_SETTINGS + ("design",))
+

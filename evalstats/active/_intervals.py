@@ -1,0 +1,77 @@
+r"""Confidence intervals for active estimates of measures in [0, 1] (and unbounded risks).
+
+``INTERVAL_METHODS`` (first = default of the without-replacement design):
+
+* ``"wilson"`` — the Wilson score interval at the *effective sample size*
+  ``n* = Ĝ(1 − Ĝ) / SE²`` (Korn & Graubard, Survey Methodology 24, 1998, use the same
+  ``n*`` for a Clopper–Pearson interval under complex designs). It is asymmetric near the
+  boundary and, when ``Ĝ`` is 0 or 1 (precision = 1, zero errors), still has positive width:
+  ``n*`` is then the design's effective size ``n_eff`` — the ``n*`` a Bernoulli(Ĝ) label
+  process would have under this design (``∞`` when every relevant item was labeled with
+  certainty: the measure is then known exactly);
+* ``"logit"`` — the delta method on the logit scale with ``ESS − 1`` df (the previous
+  default of the with-replacement design); on the boundary it falls back to Wilson;
+* ``"linear"`` — the papers' ``Ĝ ± t·SE`` clipped to [0, 1]; on the boundary with
+  ``SE = 0`` it falls back to Wilson.
+
+Unbounded measures (squared loss) always get the linear t interval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from .._result import ConfidenceInterval, critical_value
+
+__all__ = ["INTERVAL_METHODS", "interval", "wilson"]
+
+INTERVAL_METHODS = ("wilson", "logit", "linear")
+
+#: half-width of the interval of a measure the design has observed exactly (every relevant
+#: item labeled with certainty): only floating-point rounding of the sums is left
+EXACT_TOL = 1e-9
+
+
+def wilson(p: float, n: float, z: float) -> ConfidenceInterval:
+    """Wilson score interval for a proportion ``p`` at sample size ``n`` (may be non-integer)."""
+    if not np.isfinite(n):            # known exactly, up to floating-point rounding
+        return ConfidenceInterval(max(float(p) - EXACT_TOL, 0.0), min(float(p) + EXACT_TOL, 1.0))
+    if n <= 0:
+        return ConfidenceInterval(0.0, 1.0)
+    z2n = z * z / n
+    centre = (p + z2n / 2.0) / (1.0 + z2n)
+    half = z / (1.0 + z2n) * np.sqrt(max(p * (1.0 - p), 0.0) / n + z2n / (4.0 * n))
+    lo, hi = max(centre - half, 0.0), min(centre + half, 1.0)
+    # exact boundary values (the closed form gives 1 − 1e-16 at p = 1)
+    return ConfidenceInterval(0.0 if p <= 0 else float(lo), 1.0 if p >= 1 else float(hi))
+
+
+def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
+             n_eff: float, ess: float = float("nan"), df: float | None = None
+             ) -> ConfidenceInterval:
+    """The interval for ``est`` with standard error ``se`` (see the module docstring).
+
+    ``n_eff`` is the design's effective size used on the boundary (or when ``se = 0``);
+    ``ess`` the Kish effective sample size for the logit interval's degrees of freedom;
+    ``df`` the degrees of freedom of the critical value (``None``: normal).
+    """
+    if not np.isfinite(est):
+        return ConfidenceInterval(float("nan"), float("nan"))
+    z = critical_value(level, df)
+    if not bounded:
+        if not np.isfinite(se):
+            return ConfidenceInterval(float("nan"), float("nan"))
+        return ConfidenceInterval(float(est - z * se), float(est + z * se))
+    interior = 0.0 < est < 1.0 and np.isfinite(se) and se > 0
+    if not interior:
+        return wilson(min(max(est, 0.0), 1.0), n_eff, critical_value(level))
+    if method == "wilson":
+        return wilson(est, est * (1.0 - est) / se ** 2, z)
+    if method == "logit":
+        t = critical_value(level, max(ess - 1.0, 1.0) if np.isfinite(ess) else df)
+        half = t * se / (est * (1.0 - est))
+        centre = np.log(est) - np.log1p(-est)
+        return ConfidenceInterval(float(special.expit(centre - half)),
+                                  float(special.expit(centre + half)))
+    return ConfidenceInterval(float(max(est - z * se, 0.0)), float(min(est + z * se, 1.0)))
