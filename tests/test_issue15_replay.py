@@ -188,7 +188,7 @@ def test_ctrl_c_on_python_dash_m_evalstats_cv(tmp_path):
 
 
 def _plan_cmd(*extra):
-    return [sys.executable, "-m", "evalstats", "plan", "--pool-size", "20000", "--prevalence",
+    return [sys.executable, "-m", "evalstats", "plan", "--n-pool", "20000", "--prevalence",
             "0.04", "--rule-rate", "0.05", *extra]
 
 
@@ -197,7 +197,7 @@ def _env(**extra):
 
 
 def test_cli_warning_is_one_line():
-    proc = subprocess.run(_plan_cmd("--half-width", "0.001", "--budget", "10", "--measures",
+    proc = subprocess.run(_plan_cmd("--half-width", "0.001", "--max-labels", "10", "--measures",
                                     "precision"), capture_output=True, text=True, env=_env())
     assert proc.returncode == 1  # infeasible plan
     assert proc.stderr.startswith("evalstats plan: warning (SmallSampleWarning): Infeasible")

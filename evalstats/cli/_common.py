@@ -41,10 +41,9 @@ class _AliasAction(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
+        # the command line prints each warning as one line on stderr
         warnings.warn(f"{option_string} is deprecated; use {self.new_flag}", FutureWarning,
                       stacklevel=2)
-        print(f"evalstats: note: {option_string} is deprecated; use {self.new_flag}",
-              file=sys.stderr)
         setattr(namespace, self.dest, True if self.nargs == 0 else values)
 
 
