@@ -224,7 +224,6 @@ def test_experiment_plugin_equals_bernstein_bound_mean():
 
 def test_guided_sample_random_state_alias():
     x, y = _toy(300, 2)
-    with pytest.warns(FutureWarning, match="`random_state` is deprecated"):
-        a = guided_sample(x, y, 60, n_seed=20, batch_size=10, random_state=5)
+    a = guided_sample(x, y, 60, n_seed=20, batch_size=10, random_state=5)  # an alias (README)
     b = guided_sample(x, y, 60, n_seed=20, batch_size=10, rng=5)
     np.testing.assert_array_equal(a.indices, b.indices)

@@ -18,6 +18,7 @@ from .._validation import (
     check_rng,
     check_scalar,
     fail,
+    rng_alias,
 )
 from .._warnings import Notes
 from ._batches import design_iv
@@ -109,6 +110,7 @@ class ActiveEvaluator(PPSMixin):
     50
     """
 
+    @rng_alias
     def __init__(self, scores: Any, measure: str = "f1", *, predictions: Any = None,
                  ids: Any = None, beta: float = 1.0, alpha: float | None = None,
                  variance: Any = None, proposal: str = "optimal", epsilon: float = 0.1,

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import check_confidence_level, check_int, fail
+from .._validation import check_confidence_level, check_int, fail, rng_alias
 from .._warnings import Notes
 from ._estimators import ActiveEstimate, LabeledSample, make_estimate
 from ._evaluator import ActiveEvaluator
@@ -20,6 +20,9 @@ from ._labels_io import cut_at_first_unlabeled, design_and_labels
 from ._measures import MeasureSpec, companion_specs
 
 __all__ = ["active_evaluate", "active_design", "estimate_from_labels"]
+
+
+@rng_alias
 
 
 def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
@@ -158,6 +161,9 @@ def _oracle_answer(answer: Any, n: int) -> np.ndarray:
         raise fail("oracle", f"to return one label per id ({n})", got=f"shape {arr.shape}",
                    verb="must be a callable")
     return arr
+
+
+@rng_alias
 
 
 def active_design(scores: Any, n_labels: int | None = None, measure: str = "f1",

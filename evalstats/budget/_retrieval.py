@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._result import Reportable, _get_ax
-from .._validation import check_array, check_binary_labels, check_int, check_option, check_rng, fail
+from .._validation import (
+    check_array,
+    check_binary_labels,
+    check_int,
+    check_option,
+    check_rng,
+    fail,
+    rng_alias,
+)
 
 __all__ = ["RetrievalResult", "guided_sample"]
 
@@ -94,10 +102,12 @@ class RetrievalResult(Reportable):
         return ax
 
 
+@rng_alias
+
+
 def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided", n_seed: int = 100,
                   batch_size: int = 5, estimator=None,
-                  rng: None | int | np.random.Generator = None,
-                  random_state: None | int | np.random.Generator = None) -> RetrievalResult:
+                  rng: None | int | np.random.Generator = None) -> RetrievalResult:
     """Collect labels by guided retrieval of minority-class examples, or at random.
 
     Parameters
@@ -119,8 +129,7 @@ def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided", n_seed:
         Surrogate (cloned each round). Default ``DecisionTreeClassifier``. Needs the
         ``ml`` extra (scikit-learn), imported lazily.
     rng : None, int or Generator
-    random_state : None, int or Generator
-        Deprecated alias of ``rng`` (scikit-learn spelling; FutureWarning).
+        ``random_state=`` (scikit-learn's spelling) is accepted as an alias.
 
     Returns
     -------
@@ -151,10 +160,8 @@ def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided", n_seed:
     >>> bool(res.labels.sum() > 4 * 200 * y.mean())
     True
     """
-    from ._common import renamed
     from ._sampling import default_estimator, guided_order, random_order
 
-    rng = renamed("random_state", "rng", random_state, rng)
     x, oracle, prev, n_labels, strategy, gen = _guided_sample_iv(X, oracle, n_labels,
                                                                  strategy, rng)
     n_pool = x.shape[0]

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._parallel import map_replicates
+from .._validation import rng_alias
 from .._warnings import (
     ConvergenceError,
     ConvergenceWarning,
@@ -229,6 +230,9 @@ def _status_notes(statuses: list[str], sel: _Selection, n_sub: int, ncand: int,
     elif ncand > 1:
         notes.add("The back-test error is optimistic: the same subsamples weighted the "
                   "candidate models.")
+
+
+@rng_alias
 
 
 def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,

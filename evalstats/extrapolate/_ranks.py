@@ -13,7 +13,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import gammaln
 
-from .._validation import check_array, check_consistent_length, check_option, check_rng, fail
+from .._validation import (
+    check_array,
+    check_consistent_length,
+    check_option,
+    check_rng,
+    fail,
+    rng_alias,
+)
 
 TIES = ("random", "pessimistic", "optimistic")
 
@@ -93,6 +100,9 @@ def beaten_and_tied(scores: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.n
     b = (scores < true).sum(axis=1)
     t = (scores == true).sum(axis=1) - 1
     return b, t
+
+
+@rng_alias
 
 
 def true_class_rank(scores: Any, y: Any, ties: str = "random",
@@ -258,6 +268,9 @@ def average_accuracy(scores: Any, y: Any, k: Any = None, *, ties: str = "random"
     ks = _check_ks(k, k1)
     acc = ata_curve(b, t, k1, ks, ties)
     return float(acc[0]) if np.ndim(k) == 0 else acc
+
+
+@rng_alias
 
 
 def average_risk(scores: Any, y: Any, k: int, cost: Any = None, *,
