@@ -36,8 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalstats import datasets
-from evalstats._parallel import map_replicates
+from evalstats import datasets, map_replicates
 from evalstats.budget import LabelDesign, evaluate_rules, guided_sample, plan_labels
 from evalstats.budget.simulation import (
     empirical_positives_needed,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 
 from . import datasets
+from ._parallel import map_replicates
 from ._report import Document, Report, report
 from ._result import ConfidenceInterval, EvalResult
 from ._warnings import (
@@ -28,6 +29,7 @@ from ._warnings import (
     ConvergenceWarning,
     EvalstatsWarning,
     ExtrapolationWarning,
+    InputWarning,
     NegativeVarianceWarning,
     SmallSampleWarning,
     UndefinedEstimateWarning,
@@ -42,6 +44,7 @@ __version__ = "0.1.0"
 _CAPABILITIES: dict[str, tuple[str, ...]] = {
     "holdout": ("auc_ci", "ErrorRateResult", "MeanLossResult", "AUCResult"),
     "budget": ("bernstein_bound", "BoundResult", "tradeoff", "TradeoffResult", "alpha_map",
+               "ratio_map",
                "plan_labels", "LabelPlan", "LabelDesign", "evaluate_rules", "RuleEvaluation",
                "guided_sample", "RetrievalResult"),
     "cv_variance": ("cv_error_ci", "compare_learners", "CVErrorResult",
@@ -59,7 +62,7 @@ __all__ = [
     "error_ci", "loss_ci", "summary", "confint", "tidy", "glance",
     "EvalstatsWarning", "UndefinedEstimateWarning", "NegativeVarianceWarning",
     "ConvergenceWarning", "SmallSampleWarning", "ApproximationWarning", "ExtrapolationWarning",
-    "ConvergenceError",
+    "ConvergenceError", "InputWarning", "map_replicates",
     *_LAZY,
 ]
 
