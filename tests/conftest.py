@@ -41,3 +41,13 @@ def _close_figures():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite tests/golden/*.txt from the current summaries")
+
+
+@pytest.fixture
+def update_golden(request):
+    return request.config.getoption("--update-golden")

@@ -1,0 +1,81 @@
+"""Golden text summaries (broom's ``expect_snapshot``): one seeded result per capability.
+
+A change to what a user reads must be deliberate: review the diff, then refresh with
+``pytest tests/test_golden.py --update-golden``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evalstats as es
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+class _MeanReg:
+    def fit(self, X, y):
+        self.m_ = float(np.mean(y))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.m_)
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+
+def _holdout():
+    pool = es.datasets.load("digits_pool")
+    return es.error_ci(pool["label"], pool["pred"])
+
+
+def _budget():
+    return es.plan_labels(n_pool=20_000, prevalence=0.03, rule_rate=0.05, half_width=0.02)
+
+
+def _active():
+    sim = es.datasets.load("sim_pool")
+    truth = sim["label"].to_numpy()
+    return es.active_evaluate(sim["prob"], lambda i: truth[i], n_labels=300, measure="f1",
+                              predictions=sim["pred"], rng=1)
+
+
+def _cv():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 1))
+    y = rng.normal(size=40)
+    return es.cv_error_ci(_MeanReg(), X, y, train_size=10, loss="squared", rng=0,
+                          progress=False)
+
+
+def _extrapolate():
+    b = es.datasets.load("sim_multiclass")
+    return es.extrapolate_accuracy(b.scores, b.labels, k_target=[200, 1000], rng=0)
+
+
+CASES = {"holdout_error_ci": _holdout, "budget_plan_labels": _budget,
+         "active_evaluate": _active, "cv_error_ci": _cv,
+         "extrapolate_accuracy": _extrapolate}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_golden_summary(name, update_golden):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        text = str(CASES[name]().summary()).rstrip() + "\n"
+    path = GOLDEN / f"{name}.txt"
+    if update_golden or not path.exists():
+        path.write_text(text)
+        if not update_golden:
+            pytest.fail(f"{path.name} did not exist; written now — review it and commit it")
+    assert text == path.read_text(), (
+        f"summary of {name} changed; review `git diff` after `pytest {__file__} "
+        "--update-golden`")
