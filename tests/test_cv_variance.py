@@ -175,7 +175,7 @@ def test_compare_learners_ustat_consistency(rng):
     res = compare_learners(LinearRegression(), MeanReg(), X, y, train_size=10,
                            loss="squared", n_draws=300, mc_tol=None, rng=4)
     one = cv_error_ci(LinearRegression(), X, y, train_size=10, loss="squared", n_draws=300,
-                      mc_tol=None, rng=4)
+                      mc_tol=None, rng=4, design="partition")
     assert isinstance(res, CompareLearnersResult)
     assert res.estimate == pytest.approx(res.estimate_a - res.estimate_b, rel=1e-10)
     va, vb = res.diagnostics["variance_a"], res.diagnostics["variance_b"]
@@ -392,7 +392,7 @@ def test_compare_auc_against_constant_scorer(rng):
 
     X = rng.normal(size=(30, 2))
     y = (X[:, 0] + rng.normal(size=30) > 0).astype(int)
-    kw = dict(train_size=6, loss="auc", n_draws=60, mc_tol=None, rng=0)
+    kw = dict(train_size=6, loss="auc", n_draws=60, mc_tol=None, rng=0, design="pairs")
     res = compare_learners(Centroid(), DummyClassifier(), X, y, **kw)
     one = cv_error_ci(Centroid(), X, y, **kw)
     # a constant scorer ties every pair: its AUC kernel is exactly 1/2 with zero variance,
@@ -403,3 +403,31 @@ def test_compare_auc_against_constant_scorer(rng):
     assert res.estimate == pytest.approx(one.estimate - 0.5, rel=1e-12)
     assert abs(res.variance_estimate - one.variance_estimate) < 4 * (
         res.variance_mc_se + one.variance_mc_se)
+
+
+def test_partition_design_over_all_permutations_equals_complete_u_statistics():
+    # Averaging the partition design over every permutation of 0..n-1 gives the complete
+    # leave-p-out estimate and the complete U-statistic for theta^2 (each block and each
+    # ordered pair of blocks is a uniform draw); exact enumeration, n = 7, g = 2 (r = 3).
+    rng = np.random.default_rng(1)
+    n, g = 7, 2
+    X, y = rng.normal(size=(n, 1)), rng.normal(size=n)
+    theta, xi = _exact_loss(X, y, g)
+    task = DrawTask([MeanReg()], X, y, g, "squared", 1, design="partition")
+    rows = np.array([task._one_partition(np.array(p))
+                     for p in itertools.permutations(range(n))])
+    assert rows[:, 2].sum() / rows[:, 0].sum() == pytest.approx(theta, rel=1e-12)
+    assert rows[:, 4].sum() / rows[:, 1].sum() == pytest.approx(xi, rel=1e-12)
+
+
+def test_partition_design_agrees_with_pairs_and_counts_fits(rng):
+    X, y = rng.normal(size=(40, 1)), rng.normal(size=40)
+    kw = dict(train_size=5, loss="squared", mc_tol=None, rng=3)
+    a = cv_error_ci(MeanReg(), X, y, n_draws=2000, **kw)
+    b = cv_error_ci(MeanReg(), X, y, design="partition", n_draws=300, **kw)
+    assert b.n_fits == 300 * 8 and b.call["design"] == "partition"
+    assert abs(a.estimate - b.estimate) < 4 * np.hypot(a.mc_se, b.mc_se)
+    assert abs(a.variance_estimate - b.variance_estimate) < 4 * np.hypot(
+        a.variance_mc_se, b.variance_mc_se)
+    c = compare_learners(MeanReg(), DummyRegressor(), X, y, n_draws=50, **kw)
+    assert c.n_fits == 2 * 50 * 8

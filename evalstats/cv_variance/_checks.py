@@ -24,7 +24,7 @@ from ._baselines import BASELINES
 from ._draws import BUILTIN_LOSSES, CLASSIFICATION_LOSSES
 from ._results import INTERVAL_METHODS
 
-__all__ = ["METHODS", "INTERVALS", "CVArgs", "cv_error_ci_iv", "compare_learners_iv",
+__all__ = ["METHODS", "INTERVALS", "DESIGNS", "CVArgs", "cv_error_ci_iv", "compare_learners_iv",
            "check_loss_values"]
 
 METHODS = ("ustat",) + BASELINES
@@ -51,6 +51,14 @@ class CVArgs(NamedTuple):
     max_seconds: float | None
     interval: str
     n_splits: int
+    design: str = "pairs"
+
+    @property
+    def fits_per_draw(self) -> int:
+        """Fits per learner in one draw: 2 (pairs), ⌊n/g⌋ (partition), 0 (g = 0)."""
+        if self.g == 0:
+            return 0
+        return len(self.y) // self.g if self.design == "partition" else 2
 
 
 def _check_estimator(est: Any, name: str, loss: Any, g: int) -> None:
@@ -164,8 +172,13 @@ def _check_sizes(y, loss, g, n) -> np.ndarray:
     return y
 
 
-def _draw_args(n_draws, mc_tol, max_draws, max_seconds, n_jobs):
-    n_draws = DEFAULT_DRAWS if n_draws is None else check_int(n_draws, "n_draws", low=2)
+DESIGNS = ("pairs", "partition")
+
+
+def _draw_args(n_draws, mc_tol, max_draws, max_seconds, n_jobs, per_draw=2):
+    # default: 2 000 fits per learner to start, whatever the design
+    n_draws = (max(20, -(-2 * DEFAULT_DRAWS // per_draw)) if n_draws is None
+               else check_int(n_draws, "n_draws", low=2))
     max_draws = max(n_draws, DEFAULT_MAX_FACTOR * n_draws if max_draws is None
                     else check_int(max_draws, "max_draws", low=2))
     if mc_tol is not None:
@@ -178,7 +191,7 @@ def _draw_args(n_draws, mc_tol, max_draws, max_seconds, n_jobs):
 
 def _common_iv(estimators, X, y, train_size, loss, loss_range, method, confidence_level,
                n_draws, mc_tol, max_draws, max_seconds, n_jobs, n_splits, interval,
-               purpose) -> CVArgs:
+               purpose, design="pairs") -> CVArgs:
     require_extra("sklearn", "ml", purpose)
     loss, bounds = _check_loss(loss, loss_range)
     method = check_option(method, "method", METHODS)
@@ -195,8 +208,10 @@ def _common_iv(estimators, X, y, train_size, loss, loss_range, method, confidenc
         raise fail("method", "'ustat', 'naive_t', 'corrected_t' or '5x2cv' for the AUC "
                    f"({method!r} needs a per-case loss)", value=method)
     confidence_level = check_confidence_level(confidence_level)
+    design = check_option(design, "design", DESIGNS)
+    per_draw = len(y) // g if design == "partition" and g else 2
     n_draws, mc_tol, max_draws, max_seconds = _draw_args(n_draws, mc_tol, max_draws,
-                                                         max_seconds, n_jobs)
+                                                         max_seconds, n_jobs, per_draw)
     n_splits = check_int(n_splits, "n_splits", low=2)
     interval = check_option("auto" if interval is None else interval, "interval", INTERVALS)
     if interval == "auto":
@@ -207,25 +222,25 @@ def _common_iv(estimators, X, y, train_size, loss, loss_range, method, confidenc
         raise fail("interval", "'auto', 't', 'log' or 'normal' for a loss with an unbounded "
                    f"range [{bounds[0]:g}, {bounds[1]:g}]", value=interval)
     return CVArgs(X, y, g, loss, bounds, method, confidence_level, n_draws, mc_tol,
-                  max_draws, max_seconds, interval, n_splits)
+                  max_draws, max_seconds, interval, n_splits, design)
 
 
 def cv_error_ci_iv(estimator, X, y, train_size, loss, loss_range, method, confidence_level,
                    n_draws, mc_tol, max_draws, max_seconds, n_jobs, n_splits,
-                   interval) -> CVArgs:
+                   interval, design) -> CVArgs:
     """Validate and normalise the arguments of :func:`cv_error_ci`."""
     return _common_iv({"estimator": estimator}, X, y, train_size, loss, loss_range, method,
                       confidence_level, n_draws, mc_tol, max_draws, max_seconds, n_jobs,
-                      n_splits, interval, "cv_error_ci")
+                      n_splits, interval, "cv_error_ci", design)
 
 
 def compare_learners_iv(est_a, est_b, X, y, train_size, loss, loss_range, method,
                         confidence_level, n_draws, mc_tol, max_draws, max_seconds, n_jobs,
-                        n_splits, names) -> tuple[CVArgs, tuple[str, str]]:
+                        n_splits, names, design) -> tuple[CVArgs, tuple[str, str]]:
     """Validate and normalise the arguments of :func:`compare_learners`."""
     args = _common_iv({"est_a": est_a, "est_b": est_b}, X, y, train_size, loss, loss_range,
                       method, confidence_level, n_draws, mc_tol, max_draws, max_seconds,
-                      n_jobs, n_splits, "t", "compare_learners")
+                      n_jobs, n_splits, "t", "compare_learners", design)
     if names is None:
         names = (type(est_a).__name__, type(est_b).__name__)
         if names[0] == names[1]:

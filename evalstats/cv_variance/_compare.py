@@ -23,7 +23,8 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                      loss: str | Callable = "zero_one", method: str = "ustat",
                      n_draws: int | None = None, mc_tol: float | None = 0.25,
                      max_draws: int | None = None, max_seconds: float | None = None,
-                     n_splits: int = 15, loss_range: tuple[float, float] | None = None,
+                     design: str = "partition", n_splits: int = 15,
+                     loss_range: tuple[float, float] | None = None,
                      names: tuple[str, str] | None = None, confidence_level: float = 0.95,
                      rng: None | int | np.random.Generator = None, n_jobs: int | None = None,
                      progress: bool | None = None) -> CompareLearnersResult:
@@ -41,11 +42,12 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     Parameters
     ----------
     est_a, est_b : scikit-learn-compatible estimators
-    X, y, train_size, loss, method, n_draws, mc_tol, max_draws, max_seconds, n_splits,
-    loss_range, confidence_level, rng, n_jobs, progress
-        As in :func:`cv_error_ci`; baselines (``"naive_t"``, ``"corrected_t"``,
-        ``"5x2cv"`` — Dietterich's paired t test, ``"bayle"``, ``"nested_cv"``) use the
-        paired split differences.
+    X, y, train_size, loss, method, n_draws, mc_tol, max_draws, max_seconds, design,
+    n_splits, loss_range, confidence_level, rng, n_jobs, progress
+        As in :func:`cv_error_ci`, except that ``design`` defaults to ``"partition"``
+        (chosen by ``benchmarks/cv_coverage.py --design compare``); baselines
+        (``"naive_t"``, ``"corrected_t"``, ``"5x2cv"`` — Dietterich's paired t test,
+        ``"bayle"``, ``"nested_cv"``) use the paired split differences.
     names : (str, str), optional
         Labels of the learners (default: class names).
 
@@ -74,7 +76,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     """
     args, names = compare_learners_iv(est_a, est_b, X, y, train_size, loss, loss_range,
                                       method, confidence_level, n_draws, mc_tol, max_draws,
-                                      max_seconds, n_jobs, n_splits, names)
+                                      max_seconds, n_jobs, n_splits, names, design)
     gen, seed = make_seed(rng)
     if args.method != "ustat":
         call = ustat_call("compare_learners", args, seed)
@@ -108,8 +110,9 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method="t",
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],
-        n_fits=4 * agg["n_draws"], variance_fallback=fallback, hoeffding_bound=hb,
-        hoeffding_draws=hn, estimate_a=agg_a["theta"], estimate_b=agg_b["theta"],
+        n_fits=2 * args.fits_per_draw * agg["n_draws"], variance_fallback=fallback,
+        hoeffding_bound=hb, hoeffding_draws=hn, estimate_a=agg_a["theta"],
+        estimate_b=agg_b["theta"],
         std_error_a=_se(agg_a), std_error_b=_se(agg_b),
         covariance=float((agg_a["variance"] + agg_b["variance"] - agg["variance"]) / 2),
         statistic=stat, p_value=p, names=names, loss_range=args.bounds)

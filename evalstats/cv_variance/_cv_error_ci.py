@@ -31,7 +31,8 @@ def ustat_call(function: str, args, seed, extra: dict | None = None) -> dict[str
     call = dict(function=function, train_size=args.g,
                 loss=getattr(args.loss, "__name__", args.loss), method=args.method)
     if args.method == "ustat":
-        call.update(n_draws=args.n_draws, mc_tol=args.mc_tol, max_draws=args.max_draws)
+        call.update(design=args.design, n_draws=args.n_draws, mc_tol=args.mc_tol,
+                    max_draws=args.max_draws)
         if args.max_seconds:
             call["max_seconds"] = args.max_seconds
     elif args.method not in ("5x2cv", "bayle", "nested_cv"):
@@ -45,7 +46,7 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
                 loss: str | Callable = "zero_one", method: str = "ustat",
                 n_draws: int | None = None, mc_tol: float | None = 0.25,
                 max_draws: int | None = None, max_seconds: float | None = None,
-                interval: str | None = None, n_splits: int = 15,
+                interval: str | None = None, design: str = "pairs", n_splits: int = 15,
                 loss_range: tuple[float, float] | None = None,
                 confidence_level: float = 0.95,
                 rng: None | int | np.random.Generator = None, n_jobs: int | None = None,
@@ -79,7 +80,8 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
         ``"ustat"`` is the U-statistic method; the others are baselines with the same
         result shape (see :mod:`evalstats.cv_variance._baselines` for their estimands).
     n_draws : int, optional
-        Initial number of draws (default 1000; 2 fits each).
+        Initial number of draws (default: 2 000 fits per learner, i.e. 1 000 pairs of
+        learning sets, or ⌈2000/r⌉ partitions with ``design="partition"``).
     mc_tol : float or None
         Stopping rule: se_MC(V̂) ≤ mc_tol·V̂ (default 0.25). ``None``: exactly
         ``n_draws``.
@@ -94,6 +96,10 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
         losses, ``"t"`` otherwise — the transformed intervals are chosen by
         ``benchmarks/cv_coverage.py`` (see Notes). The quantile is a t quantile with the
         Satterthwaite df of :func:`ustat_df` (data part from :func:`data_df`).
+    design : {"pairs", "partition"}
+        One draw is a pair of disjoint random learning sets (2 fits), or a random
+        partition into r = ⌊n/g⌋ learning sets (r fits and all r(r − 1)/2 disjoint pairs:
+        more pairs per fit, so less Monte-Carlo noise in V̂ per fit). Both are unbiased.
     n_splits : int
         Splits J of the ``naive_t`` and ``corrected_t`` baselines.
     loss_range : (float, float), optional
@@ -170,7 +176,7 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     """
     args = cv_error_ci_iv(estimator, X, y, train_size, loss, loss_range, method,
                           confidence_level, n_draws, mc_tol, max_draws, max_seconds, n_jobs,
-                          n_splits, interval)
+                          n_splits, interval, design)
     gen, seed = make_seed(rng)
     if args.method != "ustat":
         call = ustat_call("cv_error_ci", args, seed)
@@ -204,5 +210,5 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method=interval,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],
-        n_fits=0 if g == 0 else 2 * agg["n_draws"], variance_fallback=fallback,
+        n_fits=args.fits_per_draw * agg["n_draws"], variance_fallback=fallback,
         hoeffding_bound=hb, hoeffding_draws=hn, loss_range=args.bounds)

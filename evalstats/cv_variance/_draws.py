@@ -167,9 +167,48 @@ class DrawTask:
     """
 
     def __init__(self, estimators: Sequence[Any], X, y, g: int, loss: str | Callable,
-                 n_draws: int):
+                 n_draws: int, design: str = "pairs"):
         self.estimators = list(estimators)
         self.X, self.y, self.g, self.loss, self.n_draws = X, y, g, loss, n_draws
+        self.design = design
+
+    def _one_partition(self, perm, acc=None):
+        """One random partition into r = ⌊n/g⌋ learning sets: r fits per learner and all
+        r(r − 1)/2 disjoint pairs (every block and every pair of blocks is marginally a
+        uniform draw, so the sums stay unbiased; quadratic yield of pairs per fit)."""
+        n, g = len(self.y), self.g
+        r = n // g
+        blocks = [perm[k * g:(k + 1) * g] for k in range(r)]
+        member = np.full(n, -1)
+        for k, b in enumerate(blocks):
+            member[b] = k
+        outs = [np.flatnonzero(member != k) for k in range(r)]
+        vals = []
+        for est in self.estimators:
+            vals.append([_values(_fit(est, self.X, self.y, b, self.loss), self.X, self.y,
+                                 o, self.loss) for b, o in zip(blocks, outs, strict=True)])
+        if len(vals) == 2:
+            vals.append([a - b for a, b in zip(vals[0], vals[1], strict=True)])
+        ys = [self.y[o] for o in outs]
+        row: list[float] = []
+        t_cnt = x_cnt = 0
+        for k, vs in enumerate(vals):
+            t_sum = q_sum = x_sum = 0.0
+            t_cnt = x_cnt = 0
+            for a in range(r):
+                t_sum += vs[a].sum()
+                q_sum += (vs[a] * vs[a]).sum()
+                t_cnt += vs[a].size
+                if acc is not None:
+                    _accumulate(acc[k], vs[a], outs[a], ys[a], blocks[a])
+                for b in range(a + 1, r):
+                    ra = member[outs[a]] != b
+                    rb = member[outs[b]] != a
+                    xs, cnt = _xi(_stats(vs[a], ra, ys[a])[3], _stats(vs[b], rb, ys[b])[3])
+                    x_sum += 2 * xs  # ordered pairs (a, b) and (b, a)
+                    x_cnt += 2 * cnt
+            row += [t_sum, q_sum, x_sum]
+        return [t_cnt, x_cnt] + row
 
     def _one(self, perm, acc=None):
         n, g = len(self.y), self.g
@@ -205,8 +244,8 @@ class DrawTask:
         n = len(self.y)
         acc = np.zeros((3 if len(self.estimators) == 2 else 1, 6, n))
         with single_threaded():
-            rows = np.array([self._one(rng.permutation(n), acc) for _ in range(self.n_draws)],
-                            float)
+            one = self._one_partition if self.design == "partition" and self.g else self._one
+            rows = np.array([one(rng.permutation(n), acc) for _ in range(self.n_draws)], float)
         return rows, acc
 
 

@@ -58,7 +58,7 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
             if need > 0:
                 n_tasks = math.ceil(need / _DRAWS_PER_TASK)
                 task = DrawTask(estimators, args.X, args.y, g, args.loss,
-                                math.ceil(need / n_tasks))
+                                math.ceil(need / n_tasks), args.design)
                 for first in range(0, n_tasks, chunk):
                     out = map_replicates(task, min(chunk, n_tasks - first), rng=rng,
                                          n_jobs=n_jobs, progress=False)
