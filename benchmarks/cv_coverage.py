@@ -1,30 +1,31 @@
-"""Coverage and width of CIs for the expected loss θ(g) of a learner (issue 4).
+"""Coverage and width of CIs for θ(g), and power of ``compare_learners`` (issue 13).
 
-Designs
--------
-(a) ``ols``: the source's simulation (Fuchs et al. 2013, simu1.R): p = 3 predictors
-    X ~ N(0, 3²), Y ~ N(0, 1) independent of X, OLS without intercept, bounded loss
-    atan(r²)·2/π, g = 13, n = 30…60.
-(b) ``clf``: classification, X ~ N(0, I₅), P(y = 1 | x) = logistic(x₁ + 0.5 x₂), a
-    nearest-class-mean classifier, zero-one loss, g = 10.
+Designs (coverage)
+------------------
+``mean``  closed form: Y ~ N(0, 1), the learner predicts the mean of its learning set,
+          squared loss: θ(g) = E(Y − Ȳ_g)² = 1 + 1/g exactly.
+``clf``   classification: X ~ N(0, I₅), P(y = 1 | x) = logistic(x₁ + 0.5 x₂), nearest class
+          mean, zero-one loss; θ(g) by Monte Carlo (exact conditional error given x).
+``reg``   the source's regression design (Fuchs et al. 2013, simu1.R): X ~ N(0, 3²I₃),
+          Y ~ N(0, 1) independent, OLS without intercept, bounded loss atan(r²)·2/π;
+          θ(g) by Monte Carlo.
+Cells: n ∈ {30, 40, 60, 100} × g ∈ {5, 10, ⌊n/4⌋} (duplicates dropped; all satisfy
+n ≥ 2g + 2). Each replication draws a data set and runs ``cv_error_ci`` with its
+defaults (stopping rule mc_tol = 0.25, interval "auto"), re-reads the same result with
+every interval method (``conf_int(method=...)``), and runs Nadeau–Bengio corrected t
+(J = 15) and naive t on the same g; in the mean design also nested CV (Bates et al.,
+K = 5, 10 repetitions) and Bayle et al.'s Wald CV interval (K = 10), whose coverage is
+of *their own* estimand θ(n) resp. θ(0.9n) (closed form). A fallback or NaN interval is
+counted as it comes out (never dropped).
 
-The true θ(g) is computed by a large Monte Carlo (reported with its MC s.e.). Each
-replication draws a data set and computes: the U-statistic estimate with the log and t
-intervals (t quantile with the Satterthwaite df of ``ustat_df``), the log interval with
-a normal quantile, the t interval with n − 1 df and the plain normal interval
-(``n_draws`` draws, fixed N — the stopping rule is not used here so
-that every replication has the same cost); the naive repeated-subsampling t and the
-Nadeau–Bengio corrected t on J = 15 splits of the same learning-set size g. A
-replication whose V̂ stayed ≤ 0 uses the library's conservative fallback and is
-counted as it comes out (never dropped). Coverage is reported with its binomial s.e.
+``compare``  two strongly correlated learners on the mean design: A = training mean,
+B = 0.5 × training mean; with E Y = μ, θ_A − θ_B = 0.75/g − 0.25μ². μ² = 3/g gives H0;
+the alternative shifts the difference by 3 × (the sd of Θ̂_A − Θ̂_B measured under H0).
+Type-I error and power of ``compare_learners`` (ustat) vs corrected t and 5x2cv.
 
-Also measures model fits per second of ``cv_error_ci`` and the speed-up with n_jobs=2.
-
-Usage: ``python benchmarks/cv_coverage.py [--quick] [--reps R] [--draws N] [--jobs J]``
-Writes ``benchmarks/results/cv_coverage.csv`` (summary), ``cv_coverage_raw.csv``
-(per replication) and ``cv_speed.csv``. With ``--mc-tol 0.1 --n 60`` the U-statistic
-uses the stopping rule with that tolerance (files ``cv_coverage_stop*.csv``; another
-tolerance, e.g. ``--mc-tol 0.25``, writes ``cv_coverage*_stop_tol0.25.csv``).
+Usage: ``python benchmarks/cv_coverage.py [--design mean|clf|reg|compare|all] [--reps R]
+[--quick]``. Writes ``benchmarks/results/cv_coverage_<design>.csv`` (summary),
+``cv_coverage_<design>_raw.csv`` (per replication) and ``cv_compare.csv``.
 """
 
 from __future__ import annotations
@@ -32,22 +33,34 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
-from scipy import stats
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
-from evalstats.cv_variance import cv_error_ci
+from evalstats.cv_variance import compare_learners, cv_error_ci
 
 RESULTS = Path(__file__).resolve().parent / "results"
+USTAT_INTERVALS = ("log", "logit", "t", "normal")
+
+
+class MeanReg(RegressorMixin, BaseEstimator):
+    """Predicts ``shrink`` × the mean of the learning set's y."""
+
+    def __init__(self, shrink=1.0):
+        self.shrink = shrink
+
+    def fit(self, X, y):
+        self.m_ = self.shrink * float(np.mean(y))
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.m_)
 
 
 class FastOLS(RegressorMixin, BaseEstimator):
-    """OLS without intercept via numpy lstsq (cheap fits for the coverage study)."""
+    """OLS without intercept via numpy lstsq."""
 
     def fit(self, X, y):
         self.coef_ = np.linalg.lstsq(X, y, rcond=None)[0]
@@ -75,195 +88,225 @@ def atan_loss(y, pred):
     return np.arctan((y - pred) ** 2) * 2 / np.pi
 
 
-def sim_ols(n, rng):
-    return rng.normal(0, 3, size=(n, 3)), rng.normal(size=n)
-
-
 BETA = np.array([1.0, 0.5, 0, 0, 0])
+
+
+def sim_mean(n, rng):
+    return np.zeros((n, 1)), rng.normal(size=n)
 
 
 def sim_clf(n, rng):
     X = rng.normal(size=(n, 5))
-    y = (rng.random(n) < 1 / (1 + np.exp(-X @ BETA))).astype(int)
-    return X, y
+    return X, (rng.random(n) < 1 / (1 + np.exp(-X @ BETA))).astype(int)
 
 
-def true_theta_ols(g, rng, n_train=20000, n_test=400):
-    vals = np.empty(n_train)
-    for k in range(n_train):
-        X, y = sim_ols(g, rng)
-        b = np.linalg.lstsq(X, y, rcond=None)[0]
-        Xt, yt = sim_ols(n_test, rng)
-        vals[k] = atan_loss(yt, Xt @ b).mean()
-    return vals.mean(), vals.std(ddof=1) / np.sqrt(n_train)
+def sim_reg(n, rng):
+    return rng.normal(0, 3, size=(n, 3)), rng.normal(size=n)
 
 
-def true_theta_clf(g, rng, n_train=20000, n_test=400):
+def truth_mean(g, rng):
+    return 1 + 1 / g, 0.0
+
+
+def truth_clf(g, rng, n_train=20000, n_test=200):
     vals = np.empty(n_train)
     for k in range(n_train):
         X, y = sim_clf(g, rng)
         Xt = rng.normal(size=(n_test, 5))
         p1 = 1 / (1 + np.exp(-Xt @ BETA))
-        if np.all(y == y[0]):
-            pred = np.full(n_test, y[0])
-        else:
-            pred = NearestMean().fit(X, y).predict(Xt)
+        pred = NearestMean().fit(X, y).predict(Xt)
         vals[k] = np.where(pred == 1, 1 - p1, p1).mean()  # exact conditional error given x
     return vals.mean(), vals.std(ddof=1) / np.sqrt(n_train)
 
 
+def truth_reg(g, rng, n_train=20000, n_test=200):
+    vals = np.empty(n_train)
+    for k in range(n_train):
+        X, y = sim_reg(g, rng)
+        b = np.linalg.lstsq(X, y, rcond=None)[0]
+        Xt, yt = sim_reg(n_test, rng)
+        vals[k] = atan_loss(yt, Xt @ b).mean()
+    return vals.mean(), vals.std(ddof=1) / np.sqrt(n_train)
+
+
 DESIGNS = {
-    "ols": dict(sim=sim_ols, est=FastOLS, loss=atan_loss, loss_range=(0.0, 1.0), g=13,
-                truth=true_theta_ols),
-    "clf": dict(sim=sim_clf, est=NearestMean, loss="zero_one", loss_range=None, g=10,
-                truth=true_theta_clf),
+    "mean": dict(sim=sim_mean, est=MeanReg, loss="squared", loss_range=None, truth=truth_mean),
+    "clf": dict(sim=sim_clf, est=NearestMean, loss="zero_one", loss_range=None,
+                truth=truth_clf),
+    "reg": dict(sim=sim_reg, est=FastOLS, loss=atan_loss, loss_range=(0.0, 1.0),
+                truth=truth_reg),
 }
 
 
-def one_replication(design, n, draws, rng, mc_tol=None):
-    t0 = time.perf_counter()
+def cells(ns=(30, 40, 60, 100)):
+    out = []
+    for n in ns:
+        for g in sorted({5, 10, n // 4}):
+            if n >= 2 * g + 2:
+                out.append((n, g))
+            else:  # pragma: no cover - none with these n
+                print(f"skip n={n}, g={g}: n < 2g + 2")
+    return out
+
+
+def one_replication(design, n, g, rng):
     d = DESIGNS[design]
     X, y = d["sim"](n, rng)
-    kw = dict(train_size=d["g"], loss=d["loss"], loss_range=d["loss_range"])
+    kw = dict(train_size=g, loss=d["loss"], loss_range=d["loss_range"], progress=False)
+    row = dict(design=design, n=n, g=g)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        u = cv_error_ci(d["est"](), X, y, n_draws=draws, mc_tol=mc_tol, rng=rng,
-                        progress=False, **kw)
-        u_seconds = time.perf_counter() - t0
-        nt = cv_error_ci(d["est"](), X, y, method="naive_t", rng=rng, **kw)
-        ct = cv_error_ci(d["est"](), X, y, method="corrected_t", rng=rng, **kw)
-    row = dict(design=design, n=n, estimate=u.estimate, variance=u.variance_estimate,
-               variance_mc_se=u.variance_mc_se, df=u.df, n_draws=u.n_draws,
-               fallback=u.variance_fallback, mc_tol=mc_tol,
-               hit_max_draws=mc_tol is not None and u.n_draws >= 32 * draws,
-               ustat_seconds=u_seconds, std_error=u.std_error)
-    variants = {"ustat_log": ("log", u.df), "ustat_t": ("t", u.df),
-                "ustat_log_z": ("log", None), "ustat_t_n1": ("t", n - 1.0),
-                "ustat_normal": ("normal", None)}
-    for name, res in [(k, replace(u, interval=iv, df=df)) for k, (iv, df) in variants.items()
-                      ] + [("naive_t", nt), ("corrected_t", ct)]:
-        lo, hi = res.conf_int(0.95)
-        row[f"{name}_low"], row[f"{name}_high"] = lo, hi
+        t0 = time.perf_counter()
+        u = cv_error_ci(d["est"](), X, y, rng=rng, **kw)
+        row.update(ustat_seconds=time.perf_counter() - t0, estimate=u.estimate,
+                   std_error=u.std_error, variance=u.variance_estimate,
+                   leading_variance=u.leading_variance, variance_mc_se=u.variance_mc_se,
+                   df=u.df, n_draws=u.n_draws, n_fits=u.n_fits,
+                   fallback=bool(u.variance_fallback), default=u.interval_method)
+        for m in USTAT_INTERVALS:
+            row[f"ustat_{m}_low"], row[f"ustat_{m}_high"] = u.conf_int(method=m)
+        row["ustat_default_low"], row["ustat_default_high"] = u.conf_int()
+        base = ["corrected_t", "naive_t"] + (["nested_cv", "bayle"] if design == "mean" else [])
+        for m in base:
+            t0 = time.perf_counter()
+            r = cv_error_ci(d["est"](), X, y, method=m, rng=rng, **kw)
+            row[f"{m}_low"], row[f"{m}_high"] = r.conf_int()
+            row[f"{m}_fits"], row[f"{m}_seconds"] = r.n_fits, time.perf_counter() - t0
     return row
 
 
-METHODS = ("ustat_log", "ustat_t", "ustat_log_z", "ustat_t_n1", "ustat_normal", "naive_t",
-           "corrected_t")
+def _target(method, theta, n):
+    """Closed-form estimand of a baseline in the mean design (θ(g') = 1 + 1/g')."""
+    if method == "nested_cv":
+        return 1 + 1 / n
+    if method == "bayle":
+        return 1 + 1 / (n - n // 10 if n >= 10 else n - 1)
+    return theta
 
 
 def summarise(raw, truths):
     out = []
-    for (design, n), grp in raw.groupby(["design", "n"], sort=False):
-        theta = truths[design][0]
+    for (design, n, g), grp in raw.groupby(["design", "n", "g"], sort=False):
+        theta = truths[(design, g)][0]
         R = len(grp)
-        for m in METHODS:
-            lo, hi = grp[f"{m}_low"].to_numpy(), grp[f"{m}_high"].to_numpy()
-            cover = (lo <= theta) & (theta <= hi)  # NaN interval counts as a miss
+        methods = [f"ustat_{m}" for m in ("default",) + USTAT_INTERVALS] + [
+            m for m in ("corrected_t", "naive_t", "nested_cv", "bayle") if f"{m}_low" in grp]
+        widths = {}
+        for m in methods:
+            lo, hi = grp[f"{m}_low"].to_numpy(float), grp[f"{m}_high"].to_numpy(float)
+            widths[m] = np.nanmean(hi - lo)
+        for m in methods:
+            lo, hi = grp[f"{m}_low"].to_numpy(float), grp[f"{m}_high"].to_numpy(float)
+            tgt = _target(m, theta, n) if design == "mean" else theta
+            cover = (lo <= tgt) & (tgt <= hi)  # NaN interval counts as a miss
             c = cover.mean()
-            out.append(dict(design=design, n=n, g=DESIGNS[design]["g"], method=m, reps=R,
-                            theta=theta, coverage=c, coverage_se=np.sqrt(c * (1 - c) / R),
-                            miss_below=np.mean(hi < theta), miss_above=np.mean(lo > theta),
-                            mean_width=np.nanmean(hi - lo),
-                            binom_p=stats.binomtest(int(cover.sum()), R, 0.95).pvalue,
-                            fallback_rate=grp["fallback"].mean(),
-                            mean_draws=grp["n_draws"].mean(),
-                            hit_max_draws_rate=grp["hit_max_draws"].mean(),
-                            mean_ustat_seconds=grp["ustat_seconds"].mean()))
+            fits = grp["n_fits"].mean() if m.startswith("ustat") else grp[f"{m}_fits"].mean()
+            secs = (grp["ustat_seconds"].mean() if m.startswith("ustat")
+                    else grp[f"{m}_seconds"].mean())
+            out.append(dict(
+                design=design, n=n, g=g, method=m, reps=R, theta=theta, target=tgt,
+                coverage=c, coverage_se=np.sqrt(c * (1 - c) / R),
+                miss_below=np.mean(hi < tgt), miss_above=np.mean(lo > tgt),
+                mean_width=widths[m], width_vs_nb=widths[m] / widths["corrected_t"],
+                width_vs_nested=(widths[m] / widths["nested_cv"]
+                                 if "nested_cv" in widths else np.nan),
+                mean_fits=fits, fits_per_second=fits / secs if secs > 0 else np.nan,
+                fallback_rate=grp["fallback"].mean(), mean_draws=grp["n_draws"].mean(),
+                median_df=grp["df"].median()))
     return pd.DataFrame(out)
 
 
-def speed(n_draws, rng_seed=7):
-    from sklearn.linear_model import LogisticRegression
-
-    rng = np.random.default_rng(rng_seed)
-    X, y = sim_clf(200, rng)
-    rows, ref = [], None
-    # warm up the worker pool so that process start-up is not timed
-    cv_error_ci(LogisticRegression(), X, y, train_size=50, n_draws=100, mc_tol=None, rng=3,
-                n_jobs=2)
-    for n_jobs in (1, 2):
+def run_coverage(design, reps, seed, ns):
+    rng = np.random.default_rng(seed)
+    truths, rows = {}, []
+    for n, g in cells(ns):
+        if (design, g) not in truths:
+            truths[(design, g)] = DESIGNS[design]["truth"](g, np.random.default_rng([seed, g]))
         t0 = time.perf_counter()
-        res = cv_error_ci(LogisticRegression(), X, y, train_size=50, n_draws=n_draws,
-                          mc_tol=None, rng=3, n_jobs=n_jobs)
-        dt = time.perf_counter() - t0
-        ref = ref if ref is not None else dt
-        rows.append(dict(n_jobs=n_jobs, fits=res.n_fits, seconds=dt,
-                         fits_per_second=res.n_fits / dt, speedup=ref / dt,
-                         estimate=res.estimate, variance=res.variance_estimate))
-    return pd.DataFrame(rows)
+        for gen in rng.spawn(reps):
+            rows.append(one_replication(design, n, g, gen))
+        print(f"{design} n={n} g={g}: {reps} reps in {time.perf_counter() - t0:.0f} s",
+              flush=True)
+    raw = pd.DataFrame(rows)
+    summ = summarise(raw, truths)
+    raw.to_csv(RESULTS / f"cv_coverage_{design}_raw.csv", index=False)
+    summ.to_csv(RESULTS / f"cv_coverage_{design}.csv", index=False)
+    show = summ[summ.method.isin(["ustat_default", "ustat_t", "corrected_t", "nested_cv"])]
+    with pd.option_context("display.width", 200, "display.max_rows", 500):
+        print(show[["design", "n", "g", "method", "reps", "coverage", "coverage_se",
+                    "miss_below", "miss_above", "mean_width", "width_vs_nb",
+                    "width_vs_nested", "mean_fits", "fallback_rate"]].round(3).to_string())
+    return summ
+
+
+# -- compare_learners -----------------------------------------------------------------------
+def _compare_rep(n, g, mu, rng):
+    y = rng.normal(size=n) + mu
+    X = np.zeros((n, 1))
+    kw = dict(train_size=g, loss="squared", progress=False)
+    row = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0 = time.perf_counter()
+        r = compare_learners(MeanReg(), MeanReg(0.5), X, y, rng=rng, **kw)
+        row.update(estimate=r.estimate, p_ustat=r.p_value, draws=r.n_draws,
+                   fallback=bool(r.variance_fallback), seconds=time.perf_counter() - t0)
+        for m in ("corrected_t", "5x2cv"):
+            row[f"p_{m}"] = compare_learners(MeanReg(), MeanReg(0.5), X, y, method=m,
+                                             rng=rng, **kw).p_value
+    return row
+
+
+def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25))):
+    rng = np.random.default_rng(seed)
+    out = []
+    for n, g in settings:
+        mu0 = np.sqrt(3 / g)
+        null = pd.DataFrame([_compare_rep(n, g, mu0, gen) for gen in rng.spawn(reps)])
+        sd = null.estimate.std(ddof=1)
+        mu1 = np.sqrt((0.75 / g + 3 * sd) / 0.25)  # θ_A − θ_B = −3 sd (sd under H0)
+        # the sd grows with μ: one fixed-point step with a 40-replication pilot at μ1
+        pilot = pd.DataFrame([_compare_rep(n, g, mu1, gen) for gen in rng.spawn(40)])
+        mu1 = np.sqrt((0.75 / g + 3 * pilot.estimate.std(ddof=1)) / 0.25)
+        alt = pd.DataFrame([_compare_rep(n, g, mu1, gen) for gen in rng.spawn(reps)])
+        for hyp, df, diff in (("H0", null, 0.0), ("3 SE", alt, 0.75 / g - 0.25 * mu1 ** 2)):
+            z = abs(diff) / df.estimate.std(ddof=1)  # realised difference in SE units
+            for m in ("ustat", "corrected_t", "5x2cv"):
+                rej = (df[f"p_{m}"] < 0.05).mean()
+                out.append(dict(n=n, g=g, hypothesis=hyp, true_difference=diff,
+                                difference_in_se=z, method=m, reps=reps, rejection_rate=rej,
+                                rejection_se=np.sqrt(rej * (1 - rej) / reps),
+                                fallback_rate=df.fallback.mean() if m == "ustat" else np.nan,
+                                mean_draws=df.draws.mean() if m == "ustat" else np.nan,
+                                max_draws=df.draws.max() if m == "ustat" else np.nan,
+                                mean_seconds=df.seconds.mean() if m == "ustat" else np.nan))
+        print(f"compare n={n} g={g} done", flush=True)
+    res = pd.DataFrame(out)
+    res.to_csv(RESULTS / "cv_compare.csv", index=False)
+    with pd.option_context("display.width", 200):
+        print(res.round(3).to_string())
+    return res
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="small run (about a minute)")
-    ap.add_argument("--reps", type=int, default=None, help="replications per cell (500)")
-    ap.add_argument("--draws", type=int, default=None, help="U-statistic draws (1000)")
-    ap.add_argument("--designs", default="ols,clf")
-    ap.add_argument("--mc-tol", type=float, default=None,
-                    help="use the stopping rule (initial draws = --draws) instead of fixed N")
-    ap.add_argument("--n", type=int, nargs="*", default=None, help="override sample sizes")
-    ap.add_argument("--no-speed", action="store_true")
-    ap.add_argument("--speed-only", action="store_true", help="only the n_jobs speed test")
+    ap.add_argument("--design", default="all", choices=["mean", "clf", "reg", "compare", "all"])
+    ap.add_argument("--reps", type=int, default=None,
+                    help="replications per cell (mean 300, clf/reg 100, compare 200)")
+    ap.add_argument("--n", type=int, nargs="*", default=[30, 40, 60, 100], help="sample sizes")
     ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--jobs", type=int, default=1,
-                    help="replications run in parallel processes (same per-replication "
-                         "generators, so the results equal a sequential run)")
-    args = ap.parse_args(argv)
-    if args.speed_only:
-        return _speed(args.quick)
-    reps = args.reps or (20 if args.quick else 500)
-    draws = args.draws or (300 if args.quick else 1000)
-    ns = {"ols": [30, 60] if args.quick else [30, 45, 60],
-          "clf": [40] if args.quick else [40]}
-    if args.n:
-        ns = {k: args.n for k in ns}
+    ap.add_argument("--quick", action="store_true", help="a few reps per cell (smoke test)")
+    a = ap.parse_args(argv)
     RESULTS.mkdir(exist_ok=True)
-    # mc_tol 0.1 (the original stopping-rule run) keeps the file names *_stop.csv
-    suffix = ("_quick" if args.quick else "") + (
-        "" if not args.mc_tol else "_stop" if args.mc_tol == 0.1 else f"_stop_tol{args.mc_tol:g}")
-    root = np.random.default_rng(args.seed)
-    truths, raw = {}, []
-    for design in args.designs.split(","):
-        g = DESIGNS[design]["g"]
-        truths[design] = DESIGNS[design]["truth"](
-            g, np.random.default_rng(args.seed + 1), n_train=2000 if args.quick else 20000)
-        print(f"{design}: true theta({g}) = {truths[design][0]:.4f} "
-              f"(MC s.e. {truths[design][1]:.1e})", flush=True)
-        for n in ns[design]:
-            t0 = time.perf_counter()
-            rows = Parallel(n_jobs=args.jobs, return_as="generator")(
-                delayed(_one_rep_single_thread)(design, n, draws, gen, args.mc_tol)
-                for gen in root.spawn(reps))
-            for k, row in enumerate(rows, 1):
-                raw.append(row)
-                if k % 50 == 0 or k == reps:  # partial results survive an interrupted run
-                    pd.DataFrame(raw).to_csv(RESULTS / f"cv_coverage_raw{suffix}.csv",
-                                             index=False)
-                    table = summarise(pd.DataFrame(raw), truths)
-                    table.to_csv(RESULTS / f"cv_coverage{suffix}.csv", index=False)
-                    print(f"  n = {n}: {k} reps, {time.perf_counter() - t0:.0f} s", flush=True)
-    with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(table.round(4).to_string(index=False))
-    if not args.no_speed:
-        _speed(args.quick)
-
-
-def _one_rep_single_thread(*args):
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):
-        return one_replication(*args)
-
-
-def _speed(quick):
-    RESULTS.mkdir(exist_ok=True)
-    sp = speed(200 if quick else 2000)
-    sp.to_csv(RESULTS / f"cv_speed{'_quick' if quick else ''}.csv", index=False)
-    print(sp.round(3).to_string(index=False))
+    designs = ["mean", "clf", "reg", "compare"] if a.design == "all" else [a.design]
+    default_reps = {"mean": 300, "clf": 100, "reg": 100, "compare": 200}
+    for d in designs:
+        reps = 3 if a.quick else (a.reps or default_reps[d])
+        if d == "compare":
+            run_compare(reps, a.seed)
+        else:
+            run_coverage(d, reps, a.seed, a.n)
 
 
 if __name__ == "__main__":
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(1):  # thousands of tiny fits: threaded BLAS only adds overhead
-        main()
+    main()

@@ -22,9 +22,11 @@ def _csv(tmp_path, rng):
 def test_cv_command_prints_summary(tmp_path, rng, capsys):
     path = _csv(tmp_path, rng)
     rc = main(["cv", "--data", str(path), "--target", "cls", "--model", "tree",
-               "--train-size", "10", "--n-draws", "40", "--max-draws", "40", "--seed", "1"])
+               "--train-size", "10", "--n-draws", "40", "--max-draws", "40", "--seed", "1",
+               "--interval", "t", "--design", "partition", "--max-seconds", "30"])
     out = capsys.readouterr().out
     assert rc == 0 and "Expected loss of a learner" in out and "Learning-set size g" in out
+    assert "design='partition'" in out or "partition" in out
     rc = main(["cv", "--data", str(path), "--target", "cls", "--model", "knn", "--compare",
                "logistic", "--train-size", "10", "--method", "corrected_t", "--seed", "1"])
     assert rc == 0 and "knn - logistic" in capsys.readouterr().out

@@ -24,26 +24,22 @@ def _coverage(interval, reps=200, n=40, g=5, seed=404):
         X, y = np.zeros((n, 1)), gen.normal(size=n)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = cv_error_ci(MeanReg(), X, y, train_size=g, loss="squared", n_draws=1000,
-                              mc_tol=None, interval=interval, rng=gen)
+            res = cv_error_ci(MeanReg(), X, y, train_size=g, loss="squared",
+                              interval=interval, rng=gen)  # default stopping rule
         lo, hi = res.conf_int()
         hits += bool(lo <= theta <= hi)  # a NaN interval is a miss, never dropped
     return hits, reps
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("interval,expected", [("t", 182), ("normal", 182)])
-def test_ustat_coverage_small_n(interval, expected):
-    # n = 40 = 6.7 (g + 1), 1000 draws: default t interval (Satterthwaite df) and plain
-    # normal both 182/200 = 0.91 (SE 0.020, binomial p = 0.014): below nominal, reported.
-    hits, reps = _coverage(interval)
-    assert hits == expected  # regression pin (seed 404, 200 replications)
-    if interval == "t":  # the default: not rejected at the 1% level (narrowly)
-        assert stats.binomtest(hits, reps, 0.95).pvalue > 0.01
+def test_default_log_interval_coverage_small_n():
+    # n = 40, g = 5, default settings (log interval, mc_tol = 0.25); the benchmark
+    # (benchmarks/cv_coverage.py, 200 reps) measured 0.935 (SE 0.017) in this cell.
+    hits, reps = _coverage("auto")
+    assert stats.binomtest(hits, reps, 0.95).pvalue > 0.01
 
 
 @pytest.mark.slow
-def test_ustat_coverage_larger_n_consistent_with_nominal():
-    hits, reps = _coverage("t", n=120, seed=405)
-    assert hits == 188  # regression pin (seed 405, 200 replications): 0.94, p = 0.51
+def test_default_coverage_larger_n_consistent_with_nominal():
+    hits, reps = _coverage("auto", n=120, seed=405)
     assert stats.binomtest(hits, reps, 0.95).pvalue > 0.01

@@ -19,6 +19,7 @@ from evalstats.cv_variance import (
     CVErrorResult,
     compare_learners,
     cv_error_ci,
+    data_df,
 )
 from evalstats.cv_variance._baselines import baseline_interval
 from evalstats.cv_variance._draws import DrawTask
@@ -174,7 +175,7 @@ def test_compare_learners_ustat_consistency(rng):
     res = compare_learners(LinearRegression(), MeanReg(), X, y, train_size=10,
                            loss="squared", n_draws=300, mc_tol=None, rng=4)
     one = cv_error_ci(LinearRegression(), X, y, train_size=10, loss="squared", n_draws=300,
-                      mc_tol=None, rng=4)
+                      mc_tol=None, rng=4, design="partition")
     assert isinstance(res, CompareLearnersResult)
     assert res.estimate == pytest.approx(res.estimate_a - res.estimate_b, rel=1e-10)
     va, vb = res.diagnostics["variance_a"], res.diagnostics["variance_b"]
@@ -211,7 +212,10 @@ def test_negative_variance_warns_and_falls_back():
     assert any(issubclass(w.category, NegativeVarianceWarning) for w in rec)
     assert res.n_draws == 4  # draws were added before giving up
     kv = res.diagnostics["kernel_variance"]
-    assert res.std_error == pytest.approx(np.sqrt(5 / 10 * kv), rel=1e-12)
+    # fallback: the leading (Hajek) term from the same draws, else the bound m/n Var(kernel)
+    assert res.variance_fallback in ("leading_term", "bound")
+    fb = res.leading_variance if res.variance_fallback == "leading_term" else 5 / 10 * kv
+    assert res.std_error == pytest.approx(np.sqrt(fb + res.mc_se ** 2), rel=1e-12)
     assert "NegativeVarianceWarning" in str(res.summary()) and repr(res).endswith("!>")
 
 
@@ -219,7 +223,7 @@ def test_stopping_rule_meets_tolerance(rng):
     X = rng.normal(size=(50, 2))
     y = rng.uniform(size=50)
     res = cv_error_ci(MeanReg(), X, y, train_size=8, loss="squared", n_draws=50,
-                      mc_tol=0.2, rng=2)
+                      mc_tol=0.2, max_draws=1600, rng=2)
     assert res.variance_estimate > 0
     assert res.variance_mc_se <= 0.2 * res.variance_estimate
     assert res.n_draws >= 50 and res.n_draws in {50 * 2 ** k for k in range(6)}
@@ -230,36 +234,53 @@ def test_intervals_and_result_api(rng):
     y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
     kw = dict(train_size=10, n_draws=400, mc_tol=None, rng=0)
     res = cv_error_ci(Centroid(), X, y, interval="log", **kw)
-    assert isinstance(res, CVErrorResult) and res.interval == "log"
-    assert cv_error_ci(Centroid(), X, y, **kw).interval == "t"
+    assert isinstance(res, CVErrorResult) and res.interval_method == "log"
+    # default "auto": logit for a bounded loss (0-1), log for squared, chosen by benchmark
+    assert cv_error_ci(Centroid(), X, y, **kw).interval_method == "logit"
     assert res.variance_estimate > 0 and not res.variance_fallback
     z = stats.norm.ppf(0.975)
     se, est = res.std_error, res.estimate
-    # Satterthwaite df with the Monte-Carlo noise of V (ustat_df)
-    nu = 39 / (1 + 39 * res.variance_mc_se ** 2 / (2 * res.variance_estimate ** 2))
-    assert res.df == pytest.approx(nu, rel=1e-12) and 1 < nu < 39
+    # se includes the Monte-Carlo variance of the estimate
+    assert se == pytest.approx(np.sqrt(res.variance_estimate + res.mc_se ** 2), rel=1e-12)
+    # Satterthwaite df: data part from data_df, plus the Monte-Carlo noise of V
+    nu_data = data_df(40, 10)
+    nu = nu_data / (1 + nu_data * res.variance_mc_se ** 2 / (2 * res.variance_estimate ** 2))
+    assert res.df == pytest.approx(nu, rel=1e-12) and 1 <= nu < 39
     q = stats.t.ppf(0.975, nu)
     assert res.conf_int() == pytest.approx((est * np.exp(-q * se / est),
                                             est * np.exp(q * se / est)), rel=1e-12)
+    assert res.conf_int(method="t") == pytest.approx((est - q * se, est + q * se), rel=1e-12)
+    h = q * se / (est * (1 - est))
+    eta = np.log(est / (1 - est))
+    assert res.conf_int(method="logit") == pytest.approx(
+        (1 / (1 + np.exp(-(eta - h))), 1 / (1 + np.exp(-(eta + h)))), rel=1e-12)
+    assert res.conf_int(method="normal") == pytest.approx((est - z * se, est + z * se),
+                                                          rel=1e-12)
     t = cv_error_ci(Centroid(), X, y, interval="t", **kw)
     assert t.conf_int() == pytest.approx((est - q * se, est + q * se), rel=1e-12)
-    nrm = cv_error_ci(Centroid(), X, y, interval="normal", **kw)
-    assert nrm.conf_int() == pytest.approx((est - z * se, est + z * se), rel=1e-12)
+    with pytest.warns(FutureWarning):
+        assert t.interval == "t"
     # the talk's Hoeffding bound at delta = mc_tol * V (mc_tol defaults to 0.25 in the bound)
     res2 = cv_error_ci(Centroid(), X, y, train_size=10, n_draws=400, max_draws=400, rng=0)
     delta = 0.25 * res2.variance_estimate
     assert res2.hoeffding_bound == pytest.approx(min(1, 2 * np.exp(-delta ** 2 * 400 / 2)))
     assert res2.hoeffding_draws == np.ceil(2 * np.log(2 / 0.05) / delta ** 2)
     assert "Draws / fits" in res.summary().as_text()
-    res.plot()
+    assert res.call["rng"] == 0 and res.call["draws_used"] == 400
+    ax = res.plot()
+    assert "error rate" in ax.get_xlabel()
     auc = cv_error_ci(Centroid(), X, y, train_size=10, loss="auc", n_draws=100,
                       mc_tol=None, rng=0)
-    assert auc.term == "auc" and 0.5 < auc.estimate <= 1 and auc.interval == "t"
+    assert auc.term == "auc" and 0.5 < auc.estimate <= 1 and auc.interval_method == "logit"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         logl = cv_error_ci(LogisticRegression(), X, y, train_size=10, loss="log",
                            n_draws=10, mc_tol=None, rng=0)
-    assert logl.estimate > 0
+    assert logl.estimate > 0 and logl.interval_method == "log"
+    sq = cv_error_ci(MeanReg(), X, X[:, 0], train_size=10, loss="squared", n_draws=50,
+                     mc_tol=None, rng=0)
+    assert sq.interval_method == "log"
+    assert sq.conf_int(method="logit") == sq.conf_int(method="t")  # undefined: t
 
 
 def test_baselines_formulas(rng):
@@ -348,11 +369,11 @@ def test_input_errors(rng):
 
 
 def test_intervals_clipped_to_declared_loss_range():
-    res = CVErrorResult(estimate=0.95, std_error=0.1, df=10.0, interval="t", loss="auc",
+    res = CVErrorResult(estimate=0.95, std_error=0.1, df=10.0, interval_method="t", loss="auc",
                         loss_range=(0.0, 1.0))
     lo, hi = res.conf_int()
     assert hi == 1.0 and lo == pytest.approx(0.95 - stats.t.ppf(0.975, 10) * 0.1)
-    d = CompareLearnersResult(estimate=-0.9, std_error=0.5, df=10.0, interval="t",
+    d = CompareLearnersResult(estimate=-0.9, std_error=0.5, df=10.0, interval_method="t",
                               loss_range=(0.0, 1.0))
     assert d.conf_int().low == -1.0
 
@@ -362,7 +383,8 @@ def test_zero_loss_log_interval_falls_back_to_t(rng):
     with pytest.warns(SmallSampleWarning, match="log-scale interval is undefined"):
         res = cv_error_ci(MeanReg(), X, y, train_size=4, loss="squared", n_draws=20,
                           mc_tol=None, rng=0, interval="log")
-    assert res.estimate == 0.0 and res.interval == "t" and res.conf_int() == (0.0, 0.0)
+    assert res.estimate == 0.0 and res.interval_method == "t"
+    assert res.conf_int() == (0.0, 0.0)
 
 
 def test_compare_auc_against_constant_scorer(rng):
@@ -370,7 +392,7 @@ def test_compare_auc_against_constant_scorer(rng):
 
     X = rng.normal(size=(30, 2))
     y = (X[:, 0] + rng.normal(size=30) > 0).astype(int)
-    kw = dict(train_size=6, loss="auc", n_draws=60, mc_tol=None, rng=0)
+    kw = dict(train_size=6, loss="auc", n_draws=60, mc_tol=None, rng=0, design="pairs")
     res = compare_learners(Centroid(), DummyClassifier(), X, y, **kw)
     one = cv_error_ci(Centroid(), X, y, **kw)
     # a constant scorer ties every pair: its AUC kernel is exactly 1/2 with zero variance,
@@ -381,3 +403,31 @@ def test_compare_auc_against_constant_scorer(rng):
     assert res.estimate == pytest.approx(one.estimate - 0.5, rel=1e-12)
     assert abs(res.variance_estimate - one.variance_estimate) < 4 * (
         res.variance_mc_se + one.variance_mc_se)
+
+
+def test_partition_design_over_all_permutations_equals_complete_u_statistics():
+    # Averaging the partition design over every permutation of 0..n-1 gives the complete
+    # leave-p-out estimate and the complete U-statistic for theta^2 (each block and each
+    # ordered pair of blocks is a uniform draw); exact enumeration, n = 7, g = 2 (r = 3).
+    rng = np.random.default_rng(1)
+    n, g = 7, 2
+    X, y = rng.normal(size=(n, 1)), rng.normal(size=n)
+    theta, xi = _exact_loss(X, y, g)
+    task = DrawTask([MeanReg()], X, y, g, "squared", 1, design="partition")
+    rows = np.array([task._one_partition(np.array(p))
+                     for p in itertools.permutations(range(n))])
+    assert rows[:, 2].sum() / rows[:, 0].sum() == pytest.approx(theta, rel=1e-12)
+    assert rows[:, 4].sum() / rows[:, 1].sum() == pytest.approx(xi, rel=1e-12)
+
+
+def test_partition_design_agrees_with_pairs_and_counts_fits(rng):
+    X, y = rng.normal(size=(40, 1)), rng.normal(size=40)
+    kw = dict(train_size=5, loss="squared", mc_tol=None, rng=3)
+    a = cv_error_ci(MeanReg(), X, y, n_draws=2000, **kw)
+    b = cv_error_ci(MeanReg(), X, y, design="partition", n_draws=300, **kw)
+    assert b.n_fits == 300 * 8 and b.call["design"] == "partition"
+    assert abs(a.estimate - b.estimate) < 4 * np.hypot(a.mc_se, b.mc_se)
+    assert abs(a.variance_estimate - b.variance_estimate) < 4 * np.hypot(
+        a.variance_mc_se, b.variance_mc_se)
+    c = compare_learners(MeanReg(), DummyRegressor(), X, y, n_draws=50, **kw)
+    assert c.n_fits == 2 * 50 * 8

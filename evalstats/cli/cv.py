@@ -42,7 +42,16 @@ def register(sub) -> None:
                         "--loss squared (default logistic)")
     p.add_argument("--train-size", type=int, required=True, help="learning-set size g")
     p.add_argument("--loss", default="zero_one", help="zero_one|squared|log|auc")
-    p.add_argument("--method", default="ustat", help="ustat|naive_t|corrected_t|5x2cv")
+    p.add_argument("--method", default="ustat",
+                   help="ustat|naive_t|corrected_t|5x2cv|bayle|nested_cv")
+    p.add_argument("--interval", default="auto",
+                   help="auto|t|log|logit|normal (ustat; auto: logit for bounded losses, "
+                        "log for nonnegative ones)")
+    p.add_argument("--design", default=None,
+                   help="pairs|partition (default: pairs for one learner, partition for "
+                        "--compare)")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="stop adding draws after this many seconds")
     p.add_argument("--compare", metavar="MODEL", default=None,
                    help="also compare with a second model on the same draws")
     p.add_argument("--n-draws", type=int, default=None, help="initial draws (default 1000)")
@@ -75,12 +84,15 @@ def run(args) -> int:
     model = make_model(args.model, args.train_size, regression)
     kw = dict(train_size=args.train_size, loss=args.loss, method=args.method,
               n_draws=args.n_draws, max_draws=args.max_draws,
-              confidence_level=args.confidence_level, rng=args.seed, n_jobs=args.n_jobs)
+              max_seconds=args.max_seconds, confidence_level=args.confidence_level,
+              rng=args.seed, n_jobs=args.n_jobs)
+    if args.design is not None:
+        kw["design"] = args.design
     if args.compare:
         other = make_model(args.compare, args.train_size, regression)
         res = compare_learners(model, other, X, y, names=(args.model, args.compare), **kw)
     else:
-        res = cv_error_ci(model, X, y, **kw)
+        res = cv_error_ci(model, X, y, interval=args.interval, **kw)
     print(res.summary().as_text())
     return 0
 

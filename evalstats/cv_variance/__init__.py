@@ -1,23 +1,24 @@
 """Confidence intervals for cross-validated error via the U-statistic variance estimator
 (Fuchs, Hornung, De Bin & Boulesteix, 2013).
 
-This package only re-exports; the code lives in its private modules.
+This package only re-exports; the code lives in its private modules:
+``_cv_error_ci`` and ``_compare`` (public functions), ``_engine`` (draws, stopping rule,
+variance, df), ``_draws`` (one draw), ``_baselines`` (peer methods), ``_results``
+(result classes) and ``_checks`` (input validation).
 """
 
-from ._api import (
-    INTERVALS,
-    METHODS,
-    CompareLearnersResult,
-    CVErrorResult,
-    compare_learners,
-    cv_error_ci,
-    ustat_df,
-)
+from ._checks import INTERVALS, METHODS
+from ._compare import compare_learners
+from ._cv_error_ci import cv_error_ci
+from ._engine import data_df, ustat_df
+from ._results import INTERVAL_METHODS, CompareLearnersResult, CVErrorResult
 
 __all__ = [
     "METHODS",
     "INTERVALS",
+    "INTERVAL_METHODS",
     "ustat_df",
+    "data_df",
     "cv_error_ci",
     "compare_learners",
     "CVErrorResult",

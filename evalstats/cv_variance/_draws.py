@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 
 __all__ = ["BUILTIN_LOSSES", "DrawTask", "aggregate", "fit_predict", "case_losses",
-           "single_threaded"]
+           "single_threaded", "leading_variance"]
 
 #: declared ranges of the built-in losses (``auc`` is a score, higher is better)
 BUILTIN_LOSSES = {"zero_one": (0.0, 1.0), "squared": (0.0, np.inf), "log": (0.0, np.inf),
                   "auc": (0.0, 1.0)}
-_CLASSIFICATION = ("zero_one", "log", "auc")
+CLASSIFICATION_LOSSES = _CLASSIFICATION = ("zero_one", "log", "auc")
 _LOG_EPS = 1e-15
 
 
@@ -74,6 +74,11 @@ class _Constant:
         return np.ones((len(X), 1))
 
 
+def take(X, idx):
+    """Rows ``idx`` of ``X`` as the user passed it (a DataFrame stays a DataFrame)."""
+    return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
+
+
 def _fit(estimator, X, y, idx, loss):
     """A clone of ``estimator`` fitted on ``idx`` (``g = 0``: the estimator as given)."""
     if len(idx) == 0:
@@ -83,7 +88,7 @@ def _fit(estimator, X, y, idx, loss):
     ytr = y[idx]
     if loss in _CLASSIFICATION and np.all(ytr == ytr[0]):
         return _Constant(ytr[0])
-    return clone(estimator).fit(X[idx], ytr)
+    return clone(estimator).fit(take(X, idx), ytr)
 
 
 def _positive_score(model, X):
@@ -123,15 +128,15 @@ def fit_predict(estimator, X, y, train, test, loss):
     """Fit on ``train``; per-case losses (or the AUC kernel matrix) on ``test``."""
     model = _fit(estimator, X, y, train, loss)
     if loss == "auc":
-        return auc_matrix(model, X[test], y[test])
-    return case_losses(model, X[test], y[test], loss)
+        return auc_matrix(model, take(X, test), y[test])
+    return case_losses(model, take(X, test), y[test], loss)
 
 
 def _values(model, X, y, out_idx, loss):
     """Kernel values of one fit outside its learning set (vector, or pos x neg matrix)."""
     if loss == "auc":
-        return auc_matrix(model, X[out_idx], y[out_idx])
-    return case_losses(model, X[out_idx], y[out_idx], loss)
+        return auc_matrix(model, take(X, out_idx), y[out_idx])
+    return case_losses(model, take(X, out_idx), y[out_idx], loss)
 
 
 def _stats(V, rest, y_out):
@@ -154,15 +159,58 @@ class DrawTask:
     """``task(i, rng)`` runs ``n_draws`` draws for one or two learners (picklable).
 
     With two learners the streams are A, B and the difference A − B (kernel Γ_A − Γ_B
-    on the same learning sets and test points).
+    on the same learning sets and test points). Returns ``(rows, acc)``: one row per draw
+    (see the module docstring) and per-observation accumulators ``acc`` of shape
+    (streams, 6, n) — sums, counts and sums of squares of the kernel values in which an
+    observation is the test case, and of the held-out means of the fits whose learning
+    set contains it (used by :func:`leading_variance`).
     """
 
     def __init__(self, estimators: Sequence[Any], X, y, g: int, loss: str | Callable,
-                 n_draws: int):
+                 n_draws: int, design: str = "pairs"):
         self.estimators = list(estimators)
         self.X, self.y, self.g, self.loss, self.n_draws = X, y, g, loss, n_draws
+        self.design = design
 
-    def _one(self, perm):
+    def _one_partition(self, perm, acc=None):
+        """One random partition into r = ⌊n/g⌋ learning sets: r fits per learner and all
+        r(r − 1)/2 disjoint pairs (every block and every pair of blocks is marginally a
+        uniform draw, so the sums stay unbiased; quadratic yield of pairs per fit)."""
+        n, g = len(self.y), self.g
+        r = n // g
+        blocks = [perm[k * g:(k + 1) * g] for k in range(r)]
+        member = np.full(n, -1)
+        for k, b in enumerate(blocks):
+            member[b] = k
+        outs = [np.flatnonzero(member != k) for k in range(r)]
+        vals = []
+        for est in self.estimators:
+            vals.append([_values(_fit(est, self.X, self.y, b, self.loss), self.X, self.y,
+                                 o, self.loss) for b, o in zip(blocks, outs, strict=True)])
+        if len(vals) == 2:
+            vals.append([a - b for a, b in zip(vals[0], vals[1], strict=True)])
+        ys = [self.y[o] for o in outs]
+        row: list[float] = []
+        t_cnt = x_cnt = 0
+        for k, vs in enumerate(vals):
+            t_sum = q_sum = x_sum = 0.0
+            t_cnt = x_cnt = 0
+            for a in range(r):
+                t_sum += vs[a].sum()
+                q_sum += (vs[a] * vs[a]).sum()
+                t_cnt += vs[a].size
+                if acc is not None:
+                    _accumulate(acc[k], vs[a], outs[a], ys[a], blocks[a])
+                for b in range(a + 1, r):
+                    ra = member[outs[a]] != b
+                    rb = member[outs[b]] != a
+                    xs, cnt = _xi(_stats(vs[a], ra, ys[a])[3], _stats(vs[b], rb, ys[b])[3])
+                    x_sum += 2 * xs  # ordered pairs (a, b) and (b, a)
+                    x_cnt += 2 * cnt
+            row += [t_sum, q_sum, x_sum]
+        return [t_cnt, x_cnt] + row
+
+    def _one(self, perm, acc=None):
         n, g = len(self.y), self.g
         L1, L2 = perm[:g], perm[g:2 * g]
         in1 = np.zeros(n, bool)
@@ -182,18 +230,74 @@ class DrawTask:
         y1, y2 = self.y[out1], self.y[out2]
         row: list[float] = []
         t_cnt = x_cnt = 0
-        for v1, v2 in vals:
+        for k, (v1, v2) in enumerate(vals):
             s1, s2 = _stats(v1, rest1, y1), _stats(v2, rest2, y2)
             xs, x_cnt = _xi(s1[3], s2[3])
             t_cnt = s1[1] + s2[1]
             row += [s1[0] + s2[0], s1[2] + s2[2], xs]
+            if acc is not None:
+                _accumulate(acc[k], v1, out1, y1, L1)
+                _accumulate(acc[k], v2, out2, y2, L2)
         return [t_cnt, x_cnt] + row
 
-    def __call__(self, i: int, rng: np.random.Generator) -> np.ndarray:
+    def __call__(self, i: int, rng: np.random.Generator):
         n = len(self.y)
+        acc = np.zeros((3 if len(self.estimators) == 2 else 1, 6, n))
         with single_threaded():
-            return np.array([self._one(rng.permutation(n)) for _ in range(self.n_draws)],
-                            float)
+            one = self._one_partition if self.design == "partition" and self.g else self._one
+            rows = np.array([one(rng.permutation(n), acc) for _ in range(self.n_draws)], float)
+        return rows, acc
+
+
+def _accumulate(acc, V, out_idx, y_out, learn):
+    """Add one fit's test-role and learn-role values to the per-observation sums."""
+    if V.ndim == 2:  # AUC: a positive's value is its row mean, a negative's its column mean
+        t = np.empty(len(out_idx))
+        t[y_out == 1] = V.mean(1) if V.shape[1] else 0.0
+        t[y_out == 0] = V.mean(0) if V.shape[0] else 0.0
+    else:
+        t = V
+    acc[0, out_idx] += t
+    acc[1, out_idx] += 1
+    acc[2, out_idx] += t * t
+    if len(learn):
+        mean = V.mean()
+        acc[3, learn] += mean
+        acc[4, learn] += 1
+        acc[5, learn] += mean * mean
+
+
+def leading_variance(acc: np.ndarray, theta: float, g: int, y: np.ndarray | None) -> float:
+    r"""Hájek (first-order) term m²ζ₁/n of Var(Θ̂), estimated from the same draws.
+
+    For observation k, t_k = E[γ(L; k)] − θ (k the test case) and l_k = E[γ(L; j) | k ∈ L]
+    − θ (k in the learning set) are estimated by the per-observation means of the draws;
+    the first-order projection of the symmetrised kernel is (t_k + g·l_k)/m, so
+
+    .. math:: V_1 = rac{1}{n}\,\widehat{\mathrm{Var}}_k(t_k + g\,l_k)
+
+    with the Monte-Carlo noise of the per-observation means subtracted (Hoeffding 1948;
+    Fuchs et al. 2013, ``zeta1.R``). For the AUC (``y`` given) the test-case terms are
+    split by class: Var_+(t)/n₊ + Var_−(t)/n₋ + g²Var(l)/n (two-sample projection).
+    V₁ ≤ Var(Θ̂) for a U-statistic: it is the leading term, not a bound.
+    """
+    n = acc.shape[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tm = acc[0] / acc[1]
+        t_noise = np.maximum(acc[2] / acc[1] - tm ** 2, 0) / acc[1]
+        lm = acc[3] / acc[4] if g else np.zeros(n)
+        l_noise = (np.maximum(acc[5] / acc[4] - lm ** 2, 0) / acc[4]) if g else np.zeros(n)
+    if not (np.all(np.isfinite(tm)) and np.all(np.isfinite(lm))):
+        return float("nan")
+
+    def _var(x, noise):
+        return float(x.var(ddof=1) - noise.mean()) if x.size > 1 else float("nan")
+
+    if y is None:
+        return _var(tm + g * lm, t_noise + g * g * l_noise) / n
+    pos, neg = y == 1, y == 0
+    return (_var(tm[pos], t_noise[pos]) / pos.sum() + _var(tm[neg], t_noise[neg]) / neg.sum()
+            + g * g * _var(lm, l_noise) / n)
 
 
 def aggregate(rows: np.ndarray, stream: int) -> dict[str, float]:

@@ -1,0 +1,262 @@
+"""Input validation of ``cv_variance`` (one ``_iv`` helper per public function)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from .._io import require_extra
+from .._parallel import _check_n_jobs
+from .._validation import (
+    check_array,
+    check_binary_labels,
+    check_confidence_level,
+    check_consistent_length,
+    check_int,
+    check_option,
+    check_scalar,
+    fail,
+)
+from ._baselines import BASELINES
+from ._draws import BUILTIN_LOSSES, CLASSIFICATION_LOSSES
+from ._results import INTERVAL_METHODS
+
+__all__ = ["METHODS", "INTERVALS", "DESIGNS", "CVArgs", "cv_error_ci_iv", "compare_learners_iv",
+           "check_loss_values"]
+
+METHODS = ("ustat",) + BASELINES
+#: values of the ``interval=`` argument: "auto" = logit for bounded losses, log for
+#: non-negative unbounded ones, t otherwise
+INTERVALS = ("auto",) + INTERVAL_METHODS
+DEFAULT_DRAWS = 1000
+DEFAULT_MAX_FACTOR = 8
+
+
+class CVArgs(NamedTuple):
+    """Normalised arguments of ``cv_error_ci`` / ``compare_learners``."""
+
+    X: Any
+    y: np.ndarray
+    g: int
+    loss: str | Callable
+    bounds: tuple[float, float]
+    method: str
+    confidence_level: float
+    n_draws: int
+    mc_tol: float | None
+    max_draws: int
+    max_seconds: float | None
+    interval: str
+    n_splits: int
+    design: str = "pairs"
+
+    @property
+    def fits_per_draw(self) -> int:
+        """Fits per learner in one draw: 2 (pairs), ⌊n/g⌋ (partition), 0 (g = 0)."""
+        if self.g == 0:
+            return 0
+        return len(self.y) // self.g if self.design == "partition" else 2
+
+
+def _check_estimator(est: Any, name: str, loss: Any, g: int) -> None:
+    needs = ["predict"]
+    if loss == "log":
+        needs = ["predict_proba"]
+    elif loss == "auc":
+        needs = ["predict_proba|decision_function"]
+    missing = [m for m in ["fit"] + needs
+               if not any(hasattr(est, part) for part in m.split("|"))]
+    if missing:
+        raise fail(name, "a scikit-learn-compatible estimator with "
+                   + " and ".join(f"`{m.replace('|', '` or `')}`" for m in ["fit"] + needs),
+                   got=f"an object of type {type(est).__name__} without "
+                   + ", ".join(missing), exc=TypeError)
+    if g == 0:  # used as given: must already be fitted
+        from sklearn.exceptions import NotFittedError
+        from sklearn.utils.validation import check_is_fitted
+
+        try:
+            check_is_fitted(est)
+        except NotFittedError:
+            raise fail(name, "an already fitted model when train_size=0 (the fixed-test-set "
+                       "case evaluates the model as given)",
+                       got=f"an unfitted {type(est).__name__}",
+                       remedy="Fit it first, or pass train_size >= 1.") from None
+        except TypeError:  # not a scikit-learn estimator: trust the user
+            pass
+
+
+def _check_loss(loss: Any, loss_range: Any) -> tuple[str | Callable, tuple[float, float]]:
+    if callable(loss):
+        if loss_range is None:
+            return loss, (-np.inf, np.inf)
+        try:
+            lo, hi = loss_range
+        except (TypeError, ValueError):
+            raise fail("loss_range", "a pair (low, high)", value=loss_range) from None
+        lo, hi = (check_scalar(v, "loss_range") if np.isfinite(v) else float(v)
+                  for v in (lo, hi))
+        if not lo < hi:
+            raise fail("loss_range", "a pair (low, high) with low < high", value=loss_range)
+        return loss, (lo, hi)
+    loss = check_option(loss, "loss", BUILTIN_LOSSES)
+    if loss_range is not None:
+        lo, hi = BUILTIN_LOSSES[loss]
+        raise fail("loss_range", f"None for the built-in loss {loss!r} (its range is fixed: "
+                   f"[{lo:g}, {hi:g}])", value=loss_range,
+                   remedy="Pass a callable loss to declare a range.")
+    return loss, BUILTIN_LOSSES[loss]
+
+
+def _check_X(X: Any, n_hint: int | None = None) -> Any:
+    """Tables and object arrays go to the estimator unchanged; numeric arrays are checked."""
+    if isinstance(X, (pd.DataFrame, pd.Series)):
+        return X
+    arr = np.asarray(X)
+    if arr.dtype.kind in "fciub":
+        arr = check_array(arr, "X", ndim=(1, 2))
+    elif arr.ndim not in (1, 2):
+        raise fail("X", "1- or 2-dimensional", got=f"shape {arr.shape}")
+    return arr[:, None] if arr.ndim == 1 else arr
+
+
+def _check_y(y: Any, loss: Any, estimators: dict) -> np.ndarray:
+    y_raw = np.asarray(y)
+    if y_raw.ndim != 1:
+        raise fail("y", "1-dimensional", got=f"shape {y_raw.shape}")
+    if y_raw.dtype.kind in "fcbiu" or loss in ("squared", "auc"):
+        y = check_array(y_raw, "y", ndim=1, dtype=float if loss == "squared" else None)
+        if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+            raise fail("y", "finite (no NaN or infinity)", got="non-finite values")
+    else:
+        y = y_raw
+        if pd.isna(y).any():
+            raise fail("y", "free of missing values", got=f"{int(pd.isna(y).sum())} missing")
+    classify = loss in CLASSIFICATION_LOSSES or any(is_classifier(e) for e in estimators.values())
+    if classify and y.dtype.kind == "f" and not np.all(y == np.round(y)):
+        who = [k for k, e in estimators.items() if is_classifier(e)]
+        why = f"{who[0]} is a classifier" if who else f"loss={loss!r} needs classes"
+        raise fail("y", f"class labels ({why})",
+                   got=f"continuous values ({len(np.unique(y))} distinct, e.g. {y[0]:.4g})",
+                   remedy="Use a regressor with loss='squared' or a callable loss.")
+    return y
+
+
+def is_classifier(est) -> bool:
+    """sklearn's ``is_classifier``, tolerant of duck-typed estimators."""
+    from sklearn.base import is_classifier as _sk
+
+    try:
+        return bool(_sk(est))
+    except (AttributeError, TypeError):
+        return getattr(est, "_estimator_type", None) == "classifier"
+
+
+def _check_sizes(y, loss, g, n) -> np.ndarray:
+    if loss == "auc":
+        y = check_binary_labels(y, "y")
+        if n < 2 * g + 4 or min(y.sum(), n - y.sum()) < 2:
+            raise fail("train_size", f"at most (n - 4)/2 = {(n - 4) // 2} for the AUC with "
+                       f"n = {n}: θ² needs two disjoint learning sets plus two positive and "
+                       "two negative test cases (n >= 2g + 4)", value=g)
+    elif n < 2 * g + 2:
+        raise fail("train_size", f"at most n/2 - 1 = {n // 2 - 1} with n = {n}: the unbiased "
+                   "variance estimator of the leave-p-out error θ(g) needs two disjoint "
+                   "learning sets of size g plus one test case each (n >= 2g + 2). θ(g) is "
+                   "the expected loss of the learner trained on g observations; it cannot "
+                   "target K-fold CV error (use method='corrected_t' or 'bayle' for that)",
+                   value=g)
+    return y
+
+
+DESIGNS = ("pairs", "partition")
+
+
+def _draw_args(n_draws, mc_tol, max_draws, max_seconds, n_jobs, per_draw=2):
+    # default: 2 000 fits per learner to start, whatever the design
+    n_draws = (max(20, -(-2 * DEFAULT_DRAWS // per_draw)) if n_draws is None
+               else check_int(n_draws, "n_draws", low=2))
+    max_draws = max(n_draws, DEFAULT_MAX_FACTOR * n_draws if max_draws is None
+                    else check_int(max_draws, "max_draws", low=2))
+    if mc_tol is not None:
+        mc_tol = check_scalar(mc_tol, "mc_tol", 0.0, None, low_inclusive=False)
+    if max_seconds is not None:
+        max_seconds = check_scalar(max_seconds, "max_seconds", 0.0, None, low_inclusive=False)
+    _check_n_jobs(n_jobs)
+    return n_draws, mc_tol, max_draws, max_seconds
+
+
+def _common_iv(estimators, X, y, train_size, loss, loss_range, method, confidence_level,
+               n_draws, mc_tol, max_draws, max_seconds, n_jobs, n_splits, interval,
+               purpose, design="pairs") -> CVArgs:
+    require_extra("sklearn", "ml", purpose)
+    loss, bounds = _check_loss(loss, loss_range)
+    method = check_option(method, "method", METHODS)
+    g = check_int(train_size, "train_size", low=0)
+    for name, est in estimators.items():
+        _check_estimator(est, name, loss, g)
+    X = _check_X(X)
+    y = _check_y(y, loss, estimators)
+    check_consistent_length(X=X, y=y)
+    y = _check_sizes(y, loss, g, len(y))
+    if method in ("naive_t", "corrected_t") and g < 1:
+        raise fail("train_size", f">= 1 for method={method!r}", value=g)
+    if method in ("bayle", "nested_cv") and loss == "auc":
+        raise fail("method", "'ustat', 'naive_t', 'corrected_t' or '5x2cv' for the AUC "
+                   f"({method!r} needs a per-case loss)", value=method)
+    confidence_level = check_confidence_level(confidence_level)
+    design = check_option(design, "design", DESIGNS)
+    per_draw = len(y) // g if design == "partition" and g else 2
+    n_draws, mc_tol, max_draws, max_seconds = _draw_args(n_draws, mc_tol, max_draws,
+                                                         max_seconds, n_jobs, per_draw)
+    n_splits = check_int(n_splits, "n_splits", low=2)
+    interval = check_option("auto" if interval is None else interval, "interval", INTERVALS)
+    if interval == "auto":
+        lo, hi = bounds
+        interval = ("logit" if np.isfinite(lo) and np.isfinite(hi)
+                    else "log" if lo >= 0 else "t")
+    elif interval == "logit" and not np.all(np.isfinite(bounds)):
+        raise fail("interval", "'auto', 't', 'log' or 'normal' for a loss with an unbounded "
+                   f"range [{bounds[0]:g}, {bounds[1]:g}]", value=interval)
+    return CVArgs(X, y, g, loss, bounds, method, confidence_level, n_draws, mc_tol,
+                  max_draws, max_seconds, interval, n_splits, design)
+
+
+def cv_error_ci_iv(estimator, X, y, train_size, loss, loss_range, method, confidence_level,
+                   n_draws, mc_tol, max_draws, max_seconds, n_jobs, n_splits,
+                   interval, design) -> CVArgs:
+    """Validate and normalise the arguments of :func:`cv_error_ci`."""
+    return _common_iv({"estimator": estimator}, X, y, train_size, loss, loss_range, method,
+                      confidence_level, n_draws, mc_tol, max_draws, max_seconds, n_jobs,
+                      n_splits, interval, "cv_error_ci", design)
+
+
+def compare_learners_iv(est_a, est_b, X, y, train_size, loss, loss_range, method,
+                        confidence_level, n_draws, mc_tol, max_draws, max_seconds, n_jobs,
+                        n_splits, names, design) -> tuple[CVArgs, tuple[str, str]]:
+    """Validate and normalise the arguments of :func:`compare_learners`."""
+    args = _common_iv({"est_a": est_a, "est_b": est_b}, X, y, train_size, loss, loss_range,
+                      method, confidence_level, n_draws, mc_tol, max_draws, max_seconds,
+                      n_jobs, n_splits, "t", "compare_learners", design)
+    if names is None:
+        names = (type(est_a).__name__, type(est_b).__name__)
+        if names[0] == names[1]:
+            names = (names[0] + " (A)", names[1] + " (B)")
+    names = tuple(str(v) for v in names)
+    if len(names) != 2:
+        raise fail("names", "a pair of two strings", value=names)
+    return args, names
+
+
+def check_loss_values(rows: np.ndarray, bounds, n_learners: int) -> None:
+    """Held-out mean losses of every learner must lie in the declared range."""
+    lo, hi = bounds
+    t = rows[:, [2 + 3 * k for k in range(n_learners)]] / rows[:, [0]]
+    if not np.all(np.isfinite(t)):
+        raise fail("loss", "finite for every case", got="non-finite loss values")
+    if np.any(t < lo - 1e-12) or np.any(t > hi + 1e-12):
+        raise fail("loss", f"within its declared range [{lo:g}, {hi:g}]",
+                   got=f"held-out mean losses in [{t.min():.4g}, {t.max():.4g}]")

@@ -1,0 +1,214 @@
+r"""``cv_error_ci``: interval for θ(g), the expected loss of a learner trained on g points.
+
+The estimand is θ(g), the expected loss of the model that a learner produces from ``g``
+random observations, evaluated on a new observation — the *unconditional* error of the
+algorithm, not the error of the model fitted on all n points. Its leave-p-out estimate
+Θ̂ (p = n − g) is a U-statistic of degree g + 1; Fuchs, Hornung, De Bin & Boulesteix show
+that V̂ = Θ̂² − Ξ̂ (Ξ̂ the U-statistic of γ(L₁; i)·γ(L₂; j) over disjoint pairs, degree
+2g + 2) is the unbiased (UMVU) estimator of Var(Θ̂). It exists only when n ≥ 2g + 2, so
+it *cannot* target the error of 5- or 10-fold CV; use ``method="corrected_t"`` or
+``method="bayle"`` for those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._warnings import Notes, SmallSampleWarning
+from ._baselines import baseline_result
+from ._checks import cv_error_ci_iv
+from ._engine import data_df, finish_variance, hoeffding, make_seed, run_draws, ustat_df
+from ._results import CVErrorResult, transformed_ok
+
+__all__ = ["cv_error_ci", "ustat_call"]
+
+
+def ustat_call(function: str, args, seed, extra: dict | None = None) -> dict[str, Any]:
+    """The Call recorded in a result (the arguments as used, including the seed)."""
+    call = dict(function=function, train_size=args.g,
+                loss=getattr(args.loss, "__name__", args.loss), method=args.method)
+    if args.method == "ustat":
+        call.update(design=args.design, n_draws=args.n_draws, mc_tol=args.mc_tol,
+                    max_draws=args.max_draws)
+        if args.max_seconds:
+            call["max_seconds"] = args.max_seconds
+    elif args.method not in ("5x2cv", "bayle", "nested_cv"):
+        call.update(n_splits=args.n_splits)
+    call.update(extra or {})
+    call.update(confidence_level=args.confidence_level, rng=seed)
+    return call
+
+
+def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
+                loss: str | Callable = "zero_one", method: str = "ustat",
+                n_draws: int | None = None, mc_tol: float | None = 0.25,
+                max_draws: int | None = None, max_seconds: float | None = None,
+                interval: str | None = None, design: str = "pairs", n_splits: int = 15,
+                loss_range: tuple[float, float] | None = None,
+                confidence_level: float = 0.95,
+                rng: None | int | np.random.Generator = None, n_jobs: int | None = None,
+                progress: bool | None = None) -> CVErrorResult:
+    r"""Interval for θ(g), the expected loss of ``estimator`` trained on ``g`` observations.
+
+    With ``method="ustat"`` (default) the leave-p-out estimate Θ̂ and the unbiased
+    variance estimate V̂ = Θ̂² − Ξ̂ of Fuchs et al. [1]_ are computed as incomplete
+    U-statistics: each draw fits the learner on two disjoint random learning sets L₁, L₂
+    of size g and evaluates each fit on all n − g points outside its learning set
+    (for Θ̂) and on every ordered pair of distinct remaining points (for Ξ̂). Draws are
+    added (doubling) until the Monte-Carlo standard error of V̂ is at most
+    ``mc_tol``·V̂, up to ``max_draws`` draws or ``max_seconds``.
+
+    Parameters
+    ----------
+    estimator : scikit-learn-compatible estimator
+        Cloned and fitted on each learning set. With ``train_size=0`` it must already be
+        fitted and is used as given: the fixed-test-set case, where V̂ = s²/n exactly.
+    X : array-like or DataFrame of shape (n, p)
+        Passed to the estimator unchanged (row subsets keep the DataFrame type, so a
+        Pipeline with a ColumnTransformer and string columns works).
+    y : array-like of shape (n,)
+    train_size : int
+        Learning-set size g; requires n ≥ 2g + 2 (n ≥ 2g + 4 for the AUC).
+    loss : {"zero_one", "squared", "log", "auc"} or callable
+        Per-case loss; a callable ``loss(y_true, y_pred) -> array`` works on
+        ``predict`` output. ``"auc"`` uses the kernel with a learning set, one positive
+        and one negative test case; the estimate is then an AUC.
+    method : {"ustat", "naive_t", "corrected_t", "5x2cv", "bayle", "nested_cv"}
+        ``"ustat"`` is the U-statistic method; the others are baselines with the same
+        result shape (see :mod:`evalstats.cv_variance._baselines` for their estimands).
+    n_draws : int, optional
+        Initial number of draws (default: 2 000 fits per learner, i.e. 1 000 pairs of
+        learning sets, or ⌈2000/r⌉ partitions with ``design="partition"``).
+    mc_tol : float or None
+        Stopping rule: se_MC(V̂) ≤ mc_tol·V̂ (default 0.25). ``None``: exactly
+        ``n_draws``.
+    max_draws : int, optional
+        Cap on draws (default 8·n_draws).
+    max_seconds : float, optional
+        Stop adding draws after this many seconds (flagged with a ConvergenceWarning).
+    interval : {"auto", "t", "log", "logit", "normal"}, optional
+        Interval of ``"ustat"``, stored as the result's ``interval_method``.
+        ``"auto"`` (default): ``"logit"`` for losses with a bounded range (zero-one,
+        AUC, a callable with finite ``loss_range``), ``"log"`` for other non-negative
+        losses, ``"t"`` otherwise — the transformed intervals are chosen by
+        ``benchmarks/cv_coverage.py`` (see Notes). The quantile is a t quantile with the
+        Satterthwaite df of :func:`ustat_df` (data part from :func:`data_df`).
+    design : {"pairs", "partition"}
+        One draw is a pair of disjoint random learning sets (2 fits), or a random
+        partition into r = ⌊n/g⌋ learning sets (r fits and all r(r − 1)/2 disjoint pairs:
+        more pairs per fit, so less Monte-Carlo noise in V̂ per fit). Both are unbiased.
+    n_splits : int
+        Splits J of the ``naive_t`` and ``corrected_t`` baselines.
+    loss_range : (float, float), optional
+        Declared range of a *callable* loss (values outside raise ``ValueError``);
+        built-in losses have fixed ranges and refuse it.
+    confidence_level : float
+    rng : None, int or Generator
+        Seed; the seed used (drawn fresh for ``None``) is recorded in the Call.
+    n_jobs : int, optional
+        joblib workers (any joblib backend; results are bit-identical for every value).
+    progress : bool, optional
+        One progress bar over the real number of draws.
+
+    Returns
+    -------
+    CVErrorResult
+
+    Raises
+    ------
+    ValueError
+        n < 2g + 2, non-finite data, continuous ``y`` with a classifier, a loss outside
+        its range, ``loss_range`` with a built-in loss, unknown options.
+    TypeError
+        An estimator without ``fit``/``predict``; an unfitted model with
+        ``train_size=0`` raises ``ValueError``.
+    ModuleNotFoundError
+        scikit-learn is missing (``pip install "evalstats[ml]"``).
+
+    Warns
+    -----
+    NegativeVarianceWarning
+        V̂ ≤ 0: draws are added; if it stays ≤ 0 the leading term V₁ (or the bound) is
+        used and the result is flagged (``variance_fallback``).
+    ConvergenceWarning
+        ``max_draws`` or ``max_seconds`` reached before the Monte-Carlo tolerance.
+
+    Notes
+    -----
+    The standard error is √(V̂ + se_MC(Θ̂)²). Θ̂ and V̂ are strongly correlated for
+    skewed losses (corr(Θ̂, √V̂) ≈ 0.75 for the squared loss of a mean predictor), so a
+    symmetric interval misses mostly below θ; the log (logit) interval removes most of
+    that. V̂ itself is noisy at small n (its data df is far below n − 1 once g > 0);
+    :func:`data_df` splits V into its first-order part (estimated from the same draws,
+    ≈ n − 1 df) and a higher-order remainder (≈ n/(2g+2) − 1 df). Coverage measured by
+    ``benchmarks/cv_coverage.py`` is in ``benchmarks/README.md``.
+
+    References
+    ----------
+    .. [1] M. Fuchs, R. Hornung, R. De Bin, A.-L. Boulesteix (2013). A U-statistic
+       estimator for the variance of resampling-based error estimators. arXiv:1310.8203.
+    .. [2] C. Nadeau, Y. Bengio (2003). Inference for the generalization error.
+       Machine Learning 52, 239–281.
+    .. [3] S. Bates, T. Hastie, R. Tibshirani (2023). Cross-validation: what does it
+       estimate and how well does it do it? JASA.
+    .. [4] P. Bayle, A. Bayle, L. Janson, L. Mackey (2020). Cross-validation confidence
+       intervals for test error. NeurIPS.
+
+    See Also
+    --------
+    compare_learners : difference of two learners on the same draws.
+    evalstats.holdout.error_ci : a fitted model on a fixed test set.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from evalstats.cv_variance import cv_error_ci
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2)); y = (X[:, 0] + rng.normal(size=60) > 0).astype(int)
+    >>> res = cv_error_ci(LogisticRegression(), X, y, train_size=20, n_draws=200,
+    ...                   mc_tol=None, rng=1)
+    >>> res.train_size, res.method, res.interval_method
+    (20, 'ustat', 'logit')
+    """
+    args = cv_error_ci_iv(estimator, X, y, train_size, loss, loss_range, method,
+                          confidence_level, n_draws, mc_tol, max_draws, max_seconds, n_jobs,
+                          n_splits, interval, design)
+    gen, seed = make_seed(rng)
+    if args.method != "ustat":
+        call = ustat_call("cv_error_ci", args, seed)
+        return baseline_result([estimator], args, gen, n_jobs, progress, call)
+    rows, acc, agg, notes = run_draws([estimator], args, gen, n_jobs, progress, stream=0)
+    return _ustat_result(args, agg, acc[0], notes, seed)
+
+
+def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
+    n, g = len(args.y), args.g
+    var, v1, fallback = finish_variance(agg, acc, args, notes)
+    interval = args.interval
+    if not transformed_ok(interval, agg["theta"], args.bounds):
+        notes.warn(SmallSampleWarning, f"the estimate is {agg['theta']:.3g}, at the edge of "
+                   f"the loss range: the {interval}-scale interval is undefined; using the t "
+                   "interval instead.")
+        interval = "t"
+    if n < 3 * (g + 1):
+        notes.add(f"n = {n} is close to the minimum 2g + 2 = {2 * g + 2}: V̂ has few degrees "
+                  "of freedom and the interval is wide.")
+    df = None if interval == "normal" else ustat_df(
+        n, agg["variance"], agg["variance_mc_se"], data_df(n, g))
+    hb, hn = hoeffding(args.bounds, agg["variance"], args.mc_tol, agg["n_draws"])
+    call = ustat_call("cv_error_ci", args, seed,
+                      dict(interval=interval, draws_used=agg["n_draws"]))
+    return CVErrorResult(
+        estimate=agg["theta"], std_error=float(np.sqrt(var)),
+        confidence_level=args.confidence_level, method="ustat",
+        term="auc" if args.loss == "auc" else "expected loss", n=n, n_unit="observations",
+        df=df, call=call, diagnostics=dict(xi=agg["xi"], kernel_variance=agg["kernel_variance"]),
+        notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method=interval,
+        variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
+        mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],
+        n_fits=args.fits_per_draw * agg["n_draws"], variance_fallback=fallback,
+        hoeffding_bound=hb, hoeffding_draws=hn, loss_range=args.bounds)

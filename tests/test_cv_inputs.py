@@ -1,0 +1,130 @@
+"""cv_variance: inputs as people have them, clear errors, cost made visible (issues 12, 15)."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.compose import ColumnTransformer
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder
+
+from evalstats._warnings import ConvergenceWarning
+from evalstats.cv_variance import compare_learners, cv_error_ci
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    return X, X[:, 0] + rng.normal(size=40)
+
+
+def test_train_size_zero_needs_a_fitted_model(data):
+    X, y = data
+    with pytest.raises(ValueError, match="`estimator` must be an already fitted model"):
+        cv_error_ci(LinearRegression(), X, y, train_size=0, loss="squared")
+
+
+def test_continuous_y_with_a_classifier_is_refused(data):
+    X, y = data
+    with pytest.raises(ValueError, match=r"`y` must be class labels \(estimator is a classifier"):
+        cv_error_ci(LogisticRegression(), X, y, train_size=5)
+    with pytest.raises(ValueError, match="`y` must be class labels"):
+        cv_error_ci(LinearRegression(), X, y, train_size=5, loss="zero_one")
+
+
+def test_loss_range_with_builtin_loss_is_refused(data):
+    X, y = data
+    with pytest.raises(ValueError, match="`loss_range` must be None for the built-in loss"):
+        cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared", loss_range=(0, 1))
+
+
+def test_dataframe_with_string_column_reaches_the_pipeline_unchanged():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"num": rng.normal(size=40),
+                       "city": rng.choice(["a", "b", "c"], size=40)})
+    y = (df["num"] + (df["city"] == "a") + rng.normal(size=40) > 0.5).astype(int)
+    pipe = make_pipeline(
+        ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore"), ["city"])],
+                          remainder="passthrough"),
+        LogisticRegression())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = cv_error_ci(pipe, df, y, train_size=10, n_draws=20, mc_tol=None, rng=0)
+    assert 0 <= res.estimate <= 1 and res.n_fits == 40
+
+
+def test_call_records_seed_and_draws_and_max_seconds_stops(data):
+    X, y = data
+    res = cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared", n_draws=20,
+                      mc_tol=None)
+    assert isinstance(res.call["rng"], int) and res.call["draws_used"] == 20
+    again = cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared", n_draws=20,
+                        mc_tol=None, rng=res.call["rng"])
+    assert again.estimate == res.estimate  # the recorded seed reproduces the result
+    with pytest.warns(ConvergenceWarning, match="max_seconds"):
+        quick = cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared",
+                            n_draws=100000, max_seconds=0.05, rng=1)
+    assert quick.n_draws < 100000
+
+
+def test_stopping_rule_extension_is_noted(data):
+    X, y = data
+    res = cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared", n_draws=4,
+                      mc_tol=0.01, max_draws=16, rng=1)
+    assert res.n_draws == 16
+    assert any("extending to" in n for n in res.notes)
+
+
+def test_missing_sklearn_names_the_extra(data, monkeypatch):
+    X, y = data
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    with pytest.raises(ModuleNotFoundError, match=r"pip install \"evalstats\[ml\]\""):
+        cv_error_ci(object(), X, y, train_size=5, loss="squared")
+
+
+def test_peer_baselines_have_the_same_result_shape(data):
+    X, y = data
+    for method, fits in (("bayle", 10), ("nested_cv", 10 * 25 + 2 * 5)):
+        res = cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared",
+                          method=method, rng=0)
+        lo, hi = res.conf_int()
+        assert lo < res.estimate < hi and res.n_fits == fits and res.notes
+        assert list(res.tidy().columns[:7]) == ["term", "estimate", "std_error", "conf_low",
+                                                "conf_high", "confidence_level", "method"]
+    cmp_ = compare_learners(LinearRegression(), LinearRegression(fit_intercept=False), X, y,
+                            train_size=5, loss="squared", method="bayle", rng=0)
+    assert 0 <= cmp_.p_value <= 1
+    with pytest.raises(ValueError, match="per-case loss"):
+        cv_error_ci(LogisticRegression(), X, (y > 0).astype(int), train_size=5, loss="auc",
+                    method="bayle")
+
+
+def test_bayle_matches_its_formula(data):
+    # Bayle et al. (2020): R ± z sigma_out / sqrt(n), sigma_out^2 = mean (e_i - R)^2, one
+    # 10-fold CV; recomputed by hand from an explicit K-fold loop with the same folds.
+    X, y = data
+    res = cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared", method="bayle",
+                      rng=0)
+    seed = int(np.random.default_rng(0).spawn(1)[0].integers(2 ** 63))
+    folds = np.array_split(np.random.default_rng(seed).permutation(40), 10)
+    e = np.empty(40)
+    for f in folds:
+        tr = np.setdiff1d(np.arange(40), f)
+        e[f] = (LinearRegression().fit(X[tr], y[tr]).predict(X[f]) - y[f]) ** 2
+    assert res.estimate == pytest.approx(e.mean(), rel=1e-10)
+    assert res.std_error == pytest.approx(np.sqrt(np.mean((e - e.mean()) ** 2) / 40), rel=1e-10)
+
+
+def test_compare_plot_has_zero_line_and_readable_label(data):
+    X, y = data
+    res = compare_learners(LinearRegression(), LinearRegression(fit_intercept=False), X, y,
+                           train_size=5, loss="squared", n_draws=20, mc_tol=None, rng=0)
+    ax = res.plot()
+    assert "difference in expected mean squared error" in ax.get_xlabel()
+    assert any(list(line.get_xdata()) == [0.0, 0.0] for line in ax.get_lines())
