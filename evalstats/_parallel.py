@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ._progress import progress_bar
-from ._validation import check_rng, fail
+from ._validation import check_rng, fail, rng_alias
 
 T = TypeVar("T")
 
@@ -72,6 +72,7 @@ def parallel_map(fn: Callable[..., T], items: Sequence[Any] | Iterable[Any], *,
     return out
 
 
+@rng_alias
 def map_replicates(fn: Callable[[int, np.random.Generator], T], n: int, *,
                    rng: None | int | np.random.Generator = None, n_jobs: int | None = None,
                    progress: bool | None = None, desc: str | None = None) -> list[T]:

@@ -392,9 +392,9 @@ def test_sample_errors_name_file_row_and_column(tmp_path, capsys):
 def test_old_budget_flag_still_works(tmp_path, capsys, pool):
     pool_path = tmp_path / "pool.csv"
     pool[["prob"]].iloc[:500].to_csv(pool_path, index=False)
-    with pytest.warns(FutureWarning, match="--budget is deprecated; use --n-labels"):
-        rc = main(["sample", "--pool", str(pool_path), "--score-col", "prob", "--budget", "9",
-                   "--seed", "2", "--out", str(tmp_path / "d.csv")])
+    rc = main(["sample", "--pool", str(pool_path), "--score-col", "prob", "--budget", "9",
+               "--seed", "2", "--out", str(tmp_path / "d.csv")])
+    assert "--budget is deprecated; use --n-labels" in capsys.readouterr().err
     assert rc == 0 and len(pd.read_csv(tmp_path / "d.csv")) == 9
 
 

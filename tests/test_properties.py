@@ -467,7 +467,6 @@ KNOWN_BAD: dict[tuple[str, str], str] = {
     ("cv_error_ci", "train_size"): "train_size=0 gives scikit-learn's NotFittedError",
     ("compare_learners", "train_size"): "train_size=0 gives scikit-learn's NotFittedError",
     ("extrapolate_accuracy", "n_subsamples"): "n_subsamples=0 is accepted (NaN interval)",
-    ("cv_error_ci", "loss_range"): "loss_range with a built-in loss is silently ignored",
 }
 
 
@@ -721,8 +720,6 @@ def test_extrapolate_degenerate_data_refused_or_flagged(what):
             s, y, m, rng=0, n_subsamples=3, k_target=[10]))
 
 
-@pytest.mark.xfail(strict=True, reason="cv_error_ci: continuous y with a classifier gives "
-                   "scikit-learn's 'Unknown label type: continuous'")
 def test_cv_continuous_y_with_a_classifier_refused():
     """Issue 15: continuous ``y`` with a classifier gave a scikit-learn error."""
     pytest.importorskip("sklearn")

@@ -6,14 +6,13 @@
   drawn, used and printed, so every run can be repeated (:func:`resolve_seed`).
 * :func:`emit` prints the results in ``--format`` and writes ``--out``.
 * :func:`add_alias` keeps an old flag working, hidden from ``--help``, with a
-  ``FutureWarning`` naming the new spelling (flags are spelled like the API's arguments).
+  one-line note on stderr naming the new spelling (flags are spelled like the API's arguments).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,9 +40,9 @@ class _AliasAction(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        # the command line prints each warning as one line on stderr
-        warnings.warn(f"{option_string} is deprecated; use {self.new_flag}", FutureWarning,
-                      stacklevel=2)
+        # one line on stderr, shown whatever the warning filters say
+        print(f"evalstats: note: {option_string} is deprecated; use {self.new_flag}",
+              file=sys.stderr)
         setattr(namespace, self.dest, True if self.nargs == 0 else values)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from .._validation import rng_alias
 from .._warnings import SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import compare_learners_iv
@@ -19,6 +20,7 @@ from ._results import CompareLearnersResult
 __all__ = ["compare_learners"]
 
 
+@rng_alias
 def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                      loss: str | Callable = "zero_one", method: str = "ustat",
                      n_draws: int | None = None, mc_tol: float | None = 0.25,

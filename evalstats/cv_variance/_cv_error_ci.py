@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import rng_alias
 from .._warnings import Notes, SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import cv_error_ci_iv
@@ -42,6 +43,7 @@ def ustat_call(function: str, args, seed, extra: dict | None = None) -> dict[str
     return call
 
 
+@rng_alias
 def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
                 loss: str | Callable = "zero_one", method: str = "ustat",
                 n_draws: int | None = None, mc_tol: float | None = 0.25,
