@@ -11,25 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _models import MeanReg
 
 import evalstats as es
 
 GOLDEN = Path(__file__).parent / "golden"
-
-
-class _MeanReg:
-    def fit(self, X, y):
-        self.m_ = float(np.mean(y))
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.m_)
-
-    def get_params(self, deep=True):
-        return {}
-
-    def set_params(self, **params):
-        return self
 
 
 def _holdout():
@@ -52,7 +38,7 @@ def _cv():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 1))
     y = rng.normal(size=40)
-    return es.cv_error_ci(_MeanReg(), X, y, train_size=10, loss="squared", rng=0,
+    return es.cv_error_ci(MeanReg(), X, y, train_size=10, loss="squared", rng=0,
                           progress=False)
 
 

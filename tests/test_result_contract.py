@@ -14,26 +14,10 @@ import pickle
 
 import numpy as np
 import pytest
+from _models import MeanReg
 
 import evalstats as es
 from evalstats._result import RESULT_CLASSES, TIDY_COLUMNS, EvalResult, Reportable
-
-
-class _MeanReg:
-    """A tiny regressor (training mean) so the CV examples need no scikit-learn."""
-
-    def fit(self, X, y):
-        self.m_ = float(np.mean(y))
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.m_)
-
-    def get_params(self, deep=True):
-        return {}
-
-    def set_params(self, **params):
-        return self
 
 
 def _cv_data():
@@ -95,10 +79,10 @@ def _examples():
         "ErrorRateResult": lambda: es.error_ci(y, p),
         "MeanLossResult": lambda: es.loss_ci([0.1, 0.4, 0.35, 0.8, 0.2]),
         "AUCResult": lambda: es.auc_ci(y, s),
-        "CVErrorResult": lambda: es.cv_error_ci(_MeanReg(), X, yr, train_size=6,
+        "CVErrorResult": lambda: es.cv_error_ci(MeanReg(), X, yr, train_size=6,
                                                 loss="squared", n_draws=200, rng=0),
         "CompareLearnersResult": lambda: es.compare_learners(
-            _MeanReg(), _MeanReg(), X, yr + 0.0, train_size=6, loss="squared", n_draws=100,
+            MeanReg(), MeanReg(), X, yr + 0.0, train_size=6, loss="squared", n_draws=100,
             rng=0),
         "AccuracyExtrapolation": _extrapolation,
     }
