@@ -260,7 +260,10 @@ def test_writers_wait_for_each_other(tmp_path):
 
 
 def test_two_processes_recording_into_one_session(tmp_path):
-    _, path, _ = _session(tmp_path)
+    # with-replacement design: each draw is independent of the labels, so two annotators may
+    # query concurrently (the πps default refuses a new batch while one is unlabeled; tested
+    # below)
+    _, path, _ = _session(tmp_path, design="with_replacement")
     script = textwrap.dedent(f"""
         import sys
         import numpy as np
@@ -466,3 +469,14 @@ def test_reopening_anywhere_gives_the_uninterrupted_result(tmp_path_factory, ste
     r1, r2 = ref.result(), ev.result()
     assert r1.estimate == r2.estimate or (np.isnan(r1.estimate) and np.isnan(r2.estimate))
     assert (r1.n_draws, r1.n_labels) == (r2.n_draws, r2.n_labels)
+
+
+def test_pps_session_refuses_a_new_batch_while_one_is_unlabeled(tmp_path):
+    ev, path, y = _session(tmp_path)
+    pending = ev.query(2)
+    other = ActiveEvaluator.open(path)
+    with pytest.raises(ValueError, match="previous batch is labeled"):
+        other.query(2)
+    ev.update(pending, y[pending])
+    again = ActiveEvaluator.open(path)
+    assert len(again.query(2)) == 2
