@@ -84,15 +84,19 @@ def freeze_array(a: Any) -> np.ndarray:
     return arr
 
 
-def critical_value(level: float, df: float | None = None) -> float:
+def critical_value(level: float, df: Any = None) -> Any:
     r"""Two-sided critical value :math:`q_{(1+\text{level})/2}` of N(0, 1), or of t(df).
 
-    ``df=None`` or infinite gives the normal quantile.
+    ``df=None`` or infinite gives the normal quantile. ``df`` may be an array (one value
+    per entry; infinite entries give the normal quantile); a scalar ``df`` gives a float.
     """
     p = 0.5 + level / 2.0
-    if df is None or not np.isfinite(df):
+    if df is None:
         return float(stats.norm.ppf(p))
-    return float(stats.t.ppf(p, df))
+    d = np.asarray(df, dtype=float)
+    q = np.where(np.isfinite(d), stats.t.ppf(p, np.where(np.isfinite(d), d, 1.0)),
+                 stats.norm.ppf(p))
+    return float(q) if q.ndim == 0 else q
 
 
 def wald_interval(estimate: float, std_error: float | None, level: float,

@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from .._result import Reportable, _get_ax
+from .._result import Reportable, _get_ax, critical_value
 from .._validation import check_array, check_confidence_level, check_scalar, fail
 from ._measures import measure_spec
 from ._proposal import build_proposal
@@ -127,10 +126,10 @@ class BudgetForecast(Reportable):
 
 def _draws_for_half_width(var: float, half_width: float, level: float) -> float:
     """Smallest ``n`` with ``t_{n-1} sqrt(var / n) <= half_width`` (fixed-point iteration)."""
-    z = stats.norm.ppf(0.5 + level / 2)
+    z = critical_value(level)
     n = max((z / half_width) ** 2 * var, 2.0)
     for _ in range(50):
-        n_new = max((stats.t.ppf(0.5 + level / 2, n - 1) / half_width) ** 2 * var, 2.0)
+        n_new = max((critical_value(level, n - 1) / half_width) ** 2 * var, 2.0)
         if abs(n_new - n) < 1e-6:
             break
         n = n_new
@@ -200,8 +199,8 @@ def active_budget(scores: Any, measure: str = "f1", *, predictions: Any = None,
     d_pas = _draws_for_labels(uniform, grid)
     se_a = np.sqrt(prop.expected_variance / d_act)
     se_p = np.sqrt(prop.passive_variance / d_pas)
-    tq = stats.t.ppf(0.5 + level / 2, np.maximum(np.minimum(d_act, 1e9) - 1, 1))
-    tp = stats.t.ppf(0.5 + level / 2, np.maximum(np.minimum(d_pas, 1e9) - 1, 1))
+    tq = critical_value(level, np.maximum(np.minimum(d_act, 1e9) - 1, 1))
+    tp = critical_value(level, np.maximum(np.minimum(d_pas, 1e9) - 1, 1))
     table = pd.DataFrame(dict(n_labels=grid.astype(int), n_draws_active=d_act,
                               se_active=se_a, half_width_active=tq * se_a,
                               n_draws_passive=d_pas, se_passive=se_p,
