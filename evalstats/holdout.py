@@ -25,7 +25,7 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 from ._labels import binary_indicator, check_label_pair
-from ._result import ConfidenceInterval, EvalResult, critical_value
+from ._result import ConfidenceInterval, EvalResult, critical_value, named_result
 from ._validation import (
     check_array,
     check_confidence_level,
@@ -156,6 +156,7 @@ class MeanLossResult(EvalResult):
         return ax
 
 
+@named_result
 def error_ci(y_true: Any, y_pred: Any, *, method: str = "exact",
              confidence_level: float = 0.95, null: float | None = None) -> ErrorRateResult:
     r"""Error rate of a fitted classifier on a test set, with a binomial interval.
@@ -244,6 +245,7 @@ def _error_ci_iv(y_true, y_pred, method, confidence_level, null):
     return y_true, y_pred, method, confidence_level, null, mismatch
 
 
+@named_result
 def loss_ci(losses: Any, *, confidence_level: float = 0.95,
             null: float | None = None) -> MeanLossResult:
     r"""Mean per-case loss with a Student-t interval, as R's ``t.test``.
@@ -405,6 +407,7 @@ class AUCResult(EvalResult):
         return plot_roc(self, _get_ax(ax), **kwargs)
 
 
+@named_result
 def auc_ci(y_true: Any, y_score: Any, *, pos_label: Any = None,
            confidence_level: float = 0.95) -> AUCResult:
     r"""AUC of a fixed scorer with DeLong's (1988) U-statistic variance.

@@ -170,3 +170,19 @@ def test_plans_are_not_estimates(result, request):
         request.applymarker(pytest.mark.xfail(strict=True, reason="not yet a Reportable"))
     assert not isinstance(result, EvalResult), f"{name} still pretends to be an estimate"
     assert "[" not in repr(result).replace(" !", "")
+
+
+def test_every_public_result_function_takes_name():
+    """Issue 12: ``name=`` on every function that returns a result; it titles the section."""
+    import inspect
+
+    funcs = ["error_ci", "loss_ci", "auc_ci", "plan_labels", "bernstein_bound", "tradeoff",
+             "evaluate_rules", "guided_sample", "optimal_proposal", "active_evaluate",
+             "estimate_from_labels", "active_budget", "cv_error_ci", "compare_learners",
+             "extrapolate_accuracy"]
+    for f in funcs:
+        assert "name" in inspect.signature(getattr(es, f)).parameters, f
+    res = es.loss_ci([0.1, 0.4, 0.35, 0.8, 0.2], name="Pilot losses")
+    assert res.name == "Pilot losses" and res.summary().title == "Pilot losses"
+    with pytest.raises(TypeError, match="`name`"):
+        es.loss_ci([0.1, 0.4], name=3)

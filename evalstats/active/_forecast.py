@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._result import Reportable, _get_ax, critical_value
+from .._result import Reportable, _get_ax, critical_value, named_result
 from .._validation import check_array, check_confidence_level, check_scalar, fail
 from ._measures import measure_spec
 from ._proposal import build_proposal
@@ -136,6 +136,7 @@ def _draws_for_half_width(var: float, half_width: float, level: float) -> float:
     return float(np.ceil(n))
 
 
+@named_result
 def active_budget(scores: Any, measure: str = "f1", *, predictions: Any = None,
                   beta: float = 1.0, alpha: float | None = None, variance: Any = None,
                   epsilon: float = 0.1, half_width: float | None = None,

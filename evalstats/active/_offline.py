@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._result import named_result
 from .._validation import check_confidence_level, check_int, fail, rng_alias
 from .._warnings import Notes
 from ._estimators import ActiveEstimate, LabeledSample, make_estimate
@@ -25,6 +26,7 @@ __all__ = ["active_evaluate", "active_design", "estimate_from_labels"]
 @rng_alias
 
 
+@named_result
 def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
                     n_labels: int | None = None, measure: str = "f1",
                     proposal: str = "optimal", predictions: Any = None,
@@ -214,6 +216,7 @@ def active_design(scores: Any, n_labels: int | None = None, measure: str = "f1",
     return ev.design()
 
 
+@named_result
 def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
                          confidence_level: float = 0.95) -> ActiveEstimate:
     """Estimate every measure once the labels of an :func:`active_design` come back.

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._result import named_result
 from .._validation import check_array, check_option, check_scalar, fail
 from .._warnings import Notes
 from ._measures import MeasureSpec, measure_spec
@@ -69,6 +70,7 @@ def build_proposal(pool: Pool, spec: MeasureSpec, kind: str, epsilon: float,
                     **plot_sample(pool, q))
 
 
+@named_result
 def optimal_proposal(scores: Any, measure: str = "f1", *, predictions: Any = None,
                      beta: float = 1.0, alpha: float | None = None, variance: Any = None,
                      loss: Callable | np.ndarray | None = None,

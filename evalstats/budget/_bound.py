@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._result import ConfidenceInterval, EvalResult, _get_ax
+from .._result import ConfidenceInterval, EvalResult, _get_ax, named_result
 from .._validation import (
     check_array,
     check_confidence_level,
@@ -118,6 +118,7 @@ class BoundResult(EvalResult):
         return ax
 
 
+@named_result
 def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = None,
                     rule_rate: float | None = None, n_pool_positive: int | None = None,
                     n_rule_positive: int | None = None, n_labeled_positive: int = 0,

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .._result import named_result
 from .._validation import check_int, check_option, check_scalar, fail
 from .._warnings import Notes, SmallSampleWarning
 from . import _bounds as _bb
@@ -30,6 +31,7 @@ ANY_BOUNDS = ("exact", "bernstein")
 
 
 @deprecated_positional(3)
+@named_result
 def plan_labels(n_pool: int, prevalence: float, rule_rate: float, *,
                 half_width: float = 0.05, confidence_level: float = 0.95,
                 measures: Sequence[str] = ("precision", "recall", "specificity"),

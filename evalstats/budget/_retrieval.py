@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._result import Reportable, _get_ax
+from .._result import Reportable, _get_ax, named_result
 from .._validation import (
     check_array,
     check_binary_labels,
@@ -105,6 +105,7 @@ class RetrievalResult(Reportable):
 @rng_alias
 
 
+@named_result
 def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided", n_seed: int = 100,
                   batch_size: int = 5, estimator=None,
                   rng: None | int | np.random.Generator = None) -> RetrievalResult:

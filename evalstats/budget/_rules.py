@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._result import ConfidenceInterval, EvalResult, wald_interval
+from .._result import ConfidenceInterval, EvalResult, named_result, wald_interval
 from .._validation import (
     check_array,
     check_binary_labels,
@@ -135,6 +135,7 @@ class RuleEvaluation(EvalResult):
         return "Rule evaluation from a designed label sample"
 
 
+@named_result
 def evaluate_rules(labels, rules, design: LabelDesign, *,
                    measures: Sequence[str] = ("precision", "recall", "specificity"),
                    confidence_level: float = 0.95) -> RuleEvaluation:

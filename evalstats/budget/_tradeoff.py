@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._report import format_value
-from .._result import Reportable, _get_ax
+from .._result import Reportable, _get_ax, named_result
 from .._validation import check_int, check_option, check_scalar, fail
 from .._warnings import Notes
 from . import _scan as _bp
@@ -119,6 +119,7 @@ def alpha_map(*args, **kwargs):
     return ratio_map(*args, **kwargs)
 
 
+@named_result
 def tradeoff(prevalence: float, rule_rate: float, *, n_pool: int | None = None,
              n_labels: int | None = None, costs: Mapping[str, float] | None = None
              ) -> TradeoffResult:

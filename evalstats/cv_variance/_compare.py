@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from .._result import named_result
 from .._validation import rng_alias
 from .._warnings import SmallSampleWarning
 from ._baselines import baseline_result
@@ -20,6 +21,7 @@ from ._results import CompareLearnersResult
 __all__ = ["compare_learners"]
 
 
+@named_result
 @rng_alias
 def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                      loss: str | Callable = "zero_one", method: str = "ustat",

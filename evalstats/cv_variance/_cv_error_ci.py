@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._result import named_result
 from .._validation import rng_alias
 from .._warnings import Notes, SmallSampleWarning
 from ._baselines import baseline_result
@@ -43,6 +44,7 @@ def ustat_call(function: str, args, seed, extra: dict | None = None) -> dict[str
     return call
 
 
+@named_result
 @rng_alias
 def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
                 loss: str | Callable = "zero_one", method: str = "ustat",

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._parallel import map_replicates
+from .._result import named_result
 from .._validation import rng_alias
 from .._warnings import (
     ConvergenceError,
@@ -235,6 +236,7 @@ def _status_notes(statuses: list[str], sel: _Selection, n_sub: int, ncand: int,
 @rng_alias
 
 
+@named_result
 def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
                          classes: Any = None,
                          k_target: int | list[int] | None = None,
