@@ -262,7 +262,7 @@ def test_plan_bad_input(kwargs, match):
 def test_tradeoff_bad_input():
     with pytest.raises(ValueError, match="`n_labels` must be given together"):
         tradeoff(0.1, 0.1, n_pool=100)
-    with pytest.raises(ValueError, match="`n_labels` must be an integer in \\[0, 100\\]"):
+    with pytest.raises(ValueError, match="`n_labels` must be an integer in \\[1, 100\\]"):
         tradeoff(0.1, 0.1, n_pool=100, n_labels=101)
     with pytest.raises(TypeError, match="`costs`"):
         tradeoff(0.1, 0.1, costs=[1, 2])

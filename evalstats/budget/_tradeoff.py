@@ -196,5 +196,5 @@ def _tradeoff_iv(prevalence, rule_rate, n_pool, n_labels, costs):
                    got=f"n_pool={n_pool!r}, n_labels={n_labels!r}")
     if n_pool is not None:
         n_pool = check_int(n_pool, "n_pool", low=2)
-        n_labels = check_int(n_labels, "n_labels", low=0, high=n_pool)
+        n_labels = check_int(n_labels, "n_labels", low=1, high=n_pool)
     return es, er, cost, n_pool, n_labels
