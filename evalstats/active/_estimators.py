@@ -272,9 +272,17 @@ class ActiveEstimate(EvalResult):
     def _plot_running(self, ax, **kwargs):
         ax = _get_ax(ax)
         run = self.running()
-        ax.fill_between(run["n_labels"], run["conf_low"], run["conf_high"], alpha=0.25,
-                        label=f"{100 * self.confidence_level:g}% interval")
-        ax.plot(run["n_labels"], run["estimate"], label="estimate", **kwargs)
+        label = f"{100 * self.confidence_level:g}% interval"
+        if len(run) < 3:  # one or two batches: points with their intervals, not a band
+            est = run["estimate"].to_numpy(float)
+            err = [est - run["conf_low"].to_numpy(float), run["conf_high"].to_numpy(float) - est]
+            ax.errorbar(run["n_labels"], est, yerr=err, fmt="o", capsize=5,
+                        label=f"estimate with {label}", **kwargs)
+            ax.margins(x=0.5)
+        else:
+            ax.fill_between(run["n_labels"], run["conf_low"], run["conf_high"], alpha=0.25,
+                            label=label)
+            ax.plot(run["n_labels"], run["estimate"], label="estimate", **kwargs)
         ax.set_xlabel("distinct labels")
         ax.set_ylabel(self.term)
         ax.set_title(self._title())
