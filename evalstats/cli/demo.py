@@ -62,7 +62,7 @@ def run(args) -> int:
         if hasattr(mod, "demo_results"):
             results.extend(_section(mod, fast, args.seed))
     doc = report(results, title="evalstats demo", plots=args.out is not None,
-                 meta={"Seed": args.seed, "Problem sizes": "fast" if fast else "full"})
+                 meta={"Seeds": str(args.seed), "Problem sizes": "fast" if fast else "full"})
     print(doc.render(args.format))
     if args.out:
         path = doc.save(args.out)
