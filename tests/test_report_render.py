@@ -289,7 +289,7 @@ def test_demo_document_renders_and_compiles(tmp_path, capsys):
     html = printed[: printed.rindex("</html>") + len("</html>")]
     text, errors = _parse(html)
     assert not errors, errors
-    assert "Contents" in text and "Seed 2026" in text and "Package evalstats" in text
+    assert "Contents" in text and "Seeds 2026" in text and "Package evalstats" in text
     ids = [seg.split('"', 1)[0] for seg in html.split('<section class="evalstats-report" id="')[1:]]
     assert len(ids) == len(set(ids)) >= 5
     assert (tmp_path / "report_files" / "figure_1.png").exists()
