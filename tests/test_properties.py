@@ -465,8 +465,6 @@ BAD_CASES = [
 
 #: (function id, argument) -> reason, for properties a capability does not meet yet
 KNOWN_BAD: dict[tuple[str, str], str] = {
-    ("cv_error_ci", "train_size"): "train_size=0 gives scikit-learn's NotFittedError",
-    ("compare_learners", "train_size"): "train_size=0 gives scikit-learn's NotFittedError",
 }
 
 
@@ -672,8 +670,6 @@ def test_active_design_and_estimate_valid_inputs(data, budget):
     assert_finite_or_flagged(lambda: es.estimate_from_labels(design, labels))
 
 
-@pytest.mark.xfail(strict=True, reason="active_budget: ZeroDivisionError on a pool of "
-                   "constant scores 0.5 (issue 15)")
 @MEDIUM
 @given(data=prob_scores(), half_width=st.floats(0.01, 0.5))
 def test_active_budget_valid_inputs(data, half_width):

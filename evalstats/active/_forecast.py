@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,7 @@ import pandas as pd
 
 from .._result import Reportable, _get_ax, critical_value, named_result
 from .._validation import check_array, check_confidence_level, check_scalar, fail
+from .._warnings import UndefinedEstimateWarning
 from ._measures import measure_spec
 from ._proposal import build_proposal
 from ._proposals import Proposal, pool_iv
@@ -207,7 +209,16 @@ def active_budget(scores: Any, measure: str = "f1", *, predictions: Any = None,
                               n_draws_passive=d_pas, se_passive=se_p,
                               half_width_passive=tp * se_p))
     need_a = need_p = float("nan")
-    if half_width is not None and np.isfinite(prop.expected_variance):
+    notes = tuple(prop.notes)
+    if not prop.expected_variance > 0:
+        msg = ("[UndefinedEstimateWarning] The model anticipates zero variance for "
+               f"{spec.name} (e.g. it predicts no positives, so the measure is fixed under "
+               "the model's own probabilities): no forecast of labels is possible; check the "
+               "scores and predictions.")
+        warnings.warn(msg[len("[UndefinedEstimateWarning] "):], UndefinedEstimateWarning,
+                      stacklevel=2)
+        notes += (msg,)
+    elif half_width is not None and np.isfinite(prop.expected_variance):
         na = _draws_for_half_width(prop.expected_variance, half_width, level)
         npas = _draws_for_half_width(prop.passive_variance, half_width, level)
         need_a = float(np.ceil(_expected_distinct(prop.q, np.array([na]))[0]))
@@ -215,6 +226,6 @@ def active_budget(scores: Any, measure: str = "f1", *, predictions: Any = None,
     return BudgetForecast(
         confidence_level=level, call=dict(function="active_budget", measure=measure,
                                        half_width=half_width, epsilon=epsilon),
-        notes=prop.notes, table=table, half_width=half_width, labels_needed_active=need_a,
+        notes=notes, table=table, half_width=half_width, labels_needed_active=need_a,
         labels_needed_passive=need_p, expected_gain=prop.expected_gain, proposal=prop)
 

@@ -310,7 +310,13 @@ class Proposal(Reportable):
 
     @property
     def expected_gain(self) -> float:
-        """``σ̃²_uniform / σ̃²_q``: labels saved by a factor of about this much (per draw)."""
+        """``σ̃²_uniform / σ̃²_q``: labels saved by a factor of about this much (per draw).
+
+        NaN when the model anticipates zero variance (e.g. it predicts no positives, so F1
+        is known under the model): there is nothing to forecast.
+        """
+        if not self.expected_variance > 0:
+            return float("nan")
         return self.passive_variance / self.expected_variance
 
     def expected_std_error(self, n_draws: Any, passive: bool = False) -> np.ndarray:

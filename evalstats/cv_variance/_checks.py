@@ -80,13 +80,18 @@ def _check_estimator(est: Any, name: str, loss: Any, g: int) -> None:
 
         try:
             check_is_fitted(est)
+            fitted = True
         except NotFittedError:
-            raise fail(name, "an already fitted model when train_size=0 (the fixed-test-set "
+            fitted = False
+        except (TypeError, AttributeError):
+            # not a scikit-learn estimator: its convention (fitted attributes end in "_")
+            fitted = any(k.endswith("_") and not k.startswith("__")
+                         for k in getattr(est, "__dict__", {}))
+        if not fitted:
+            raise fail(name, "an already fitted model when `train_size` = 0 (the fixed-test-set "
                        "case evaluates the model as given)",
                        got=f"an unfitted {type(est).__name__}",
-                       remedy="Fit it first, or pass train_size >= 1.") from None
-        except TypeError:  # not a scikit-learn estimator: trust the user
-            pass
+                       remedy="Fit it first, or pass train_size >= 1.")
 
 
 def _check_loss(loss: Any, loss_range: Any) -> tuple[str | Callable, tuple[float, float]]:
