@@ -39,6 +39,12 @@ from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
 from ._intervals import INTERVAL_METHODS, interval
 from ._measures import MeasureSpec
 
+#: below this (Kish) effective sample size an interval is flagged as unreliable
+SMALL_ESS = 20
+#: an F-type estimate resting on fewer labeled items of nonzero weight (predicted or actual
+#: positives) is flagged: a rule of thumb, not a calibrated threshold
+MIN_EVENTS = 20
+
 __all__ = ["LabeledSample", "ActiveEstimate", "ratio_estimate", "make_estimate"]
 
 
@@ -331,9 +337,19 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         notes.warn(SmallSampleWarning,
                    f"The plug-in variance of {spec.name} is zero (every residual or loss "
                    f"equal); {what}.")
-    if r["defined"] and r["ess"] < 10 and not (pps and r["std_error"] == 0):
+    if r["defined"] and r["ess"] < SMALL_ESS and not (pps and r["std_error"] == 0):
         notes.warn(SmallSampleWarning,
-                   f"Effective sample size {r['ess']:.1f} < 10: the interval is unreliable.")
+                   f"Effective sample size {r['ess']:.1f} < {SMALL_ESS}: the interval is "
+                   f"unreliable (few labeled items carry the measure; its coverage can fall "
+                   f"well below nominal).")
+    if r["defined"] and spec.kind == "f":
+        _, w = spec.loss_weight(sample.item_preds[:, 0], sample.item_labels)
+        k = int(np.count_nonzero(np.nan_to_num(w) > 0))
+        if k < MIN_EVENTS:
+            notes.warn(SmallSampleWarning,
+                       f"Only {k} labeled item(s) carry {spec.name} (predicted or actual "
+                       f"positives, as the measure weighs them); with fewer than {MIN_EVENTS} "
+                       f"its interval can cover far below nominal. Label more items.")
     companions = {s.name: sample.estimate(s) for s in specs[1:]}
     undefined = [k for k, v in companions.items() if "never be drawn" in v["reason"]]
     for k, v in companions.items():
