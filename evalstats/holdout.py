@@ -25,7 +25,8 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 from ._labels import binary_indicator, check_label_pair
-from ._result import ConfidenceInterval, EvalResult, critical_value, named_result
+from ._naming import named_result
+from ._result import ConfidenceInterval, EvalResult, critical_value
 from ._validation import (
     check_array,
     check_confidence_level,

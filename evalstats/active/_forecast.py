@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._result import Reportable, _get_ax, critical_value, named_result
+from .._naming import named_result
+from .._result import Reportable, _get_ax, critical_value
 from .._validation import check_array, check_confidence_level, check_scalar, fail
 from .._warnings import UndefinedEstimateWarning
 from ._measures import measure_spec

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._result import named_result
+from .._naming import named_result
 from .._validation import check_confidence_level, check_int, fail, rng_alias
 from .._warnings import Notes
 from ._estimators import ActiveEstimate, LabeledSample, make_estimate

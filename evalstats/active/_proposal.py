@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .._result import named_result
+from .._naming import named_result
 from .._validation import check_array, check_option, check_scalar, fail
 from .._warnings import Notes
 from ._measures import MeasureSpec, measure_spec

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._result import ConfidenceInterval, EvalResult, _get_ax, named_result
+from .._naming import named_result
+from .._result import ConfidenceInterval, EvalResult, _get_ax
 from .._validation import (
     check_array,
     check_confidence_level,

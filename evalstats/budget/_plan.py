@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .._result import named_result
+from .._naming import named_result
 from .._validation import check_int, check_option, check_scalar, fail
 from .._warnings import Notes, SmallSampleWarning
 from . import _bounds as _bb

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._result import Reportable, _get_ax, named_result
+from .._naming import named_result
+from .._result import Reportable, _get_ax
 from .._validation import (
     check_array,
     check_binary_labels,

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._result import ConfidenceInterval, EvalResult, named_result, wald_interval
+from .._naming import named_result
+from .._result import ConfidenceInterval, EvalResult, wald_interval
 from .._validation import (
     check_array,
     check_binary_labels,

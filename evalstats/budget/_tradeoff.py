@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._naming import named_result
 from .._report import format_value
-from .._result import Reportable, _get_ax, named_result
+from .._result import Reportable, _get_ax
 from .._validation import check_int, check_option, check_scalar, fail
 from .._warnings import Notes
 from . import _scan as _bp

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._result import named_result
+from .._naming import named_result
 from .._validation import rng_alias
 from .._warnings import SmallSampleWarning
 from ._baselines import baseline_result

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .._result import named_result
+from .._naming import named_result
 from .._validation import rng_alias
 from .._warnings import Notes, SmallSampleWarning
 from ._baselines import baseline_result

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._naming import named_result
 from .._parallel import map_replicates
-from .._result import named_result
 from .._validation import rng_alias
 from .._warnings import (
     ConvergenceError,
