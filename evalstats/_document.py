@@ -76,6 +76,16 @@ class Document:
     def _figure(self, i: int):
         return self.figures[i] if i < len(self.figures) else None
 
+    def _write_figure(self, i: int, figure_dir: Path | None) -> str | None:
+        """Write section ``i``'s figure as ``figure_<i+1>.png`` into ``figure_dir``; its name."""
+        fig = self._figure(i)
+        if fig is None or figure_dir is None:
+            return None
+        figure_dir.mkdir(parents=True, exist_ok=True)
+        name = f"figure_{i + 1}.png"
+        (figure_dir / name).write_bytes(self._png(fig))
+        return name
+
     def _meta(self) -> dict[str, str]:
         return {str(k): format_value(v) for k, v in self.meta.items() if not is_empty_value(v)}
 
@@ -128,13 +138,8 @@ class Document:
             parts.append(f"{len(self.reports) + 1}. [Appendix](#appendix)")
         parts.append("")
         for i, rep in enumerate(self.reports):
-            fig = self._figure(i)
-            fig_md = ""
-            if fig is not None and figure_dir is not None:
-                figure_dir.mkdir(parents=True, exist_ok=True)
-                name = f"figure_{i + 1}.png"
-                (figure_dir / name).write_bytes(self._png(fig))
-                fig_md = f"![{md_escape(rep.title)}]({rel}{name})"
+            name = self._write_figure(i, figure_dir)
+            fig_md = f"![{md_escape(rep.title)}]({rel}{name})" if name else ""
             parts.append(rep.as_markdown(level=2, figure=fig_md, appendix=False,
                                          number=f"{i + 1}. "))
         if apx:
@@ -155,12 +160,9 @@ class Document:
                 + "\n\\end{tabular}")
         out.append("\\tableofcontents")
         for i, rep in enumerate(self.reports):
-            fig = self._figure(i)
+            name = self._write_figure(i, figure_dir)
             fig_tex = ""
-            if fig is not None and figure_dir is not None:
-                figure_dir.mkdir(parents=True, exist_ok=True)
-                name = f"figure_{i + 1}.png"
-                (figure_dir / name).write_bytes(self._png(fig))
+            if name:
                 fig_tex = ("\\begin{center}\n\\includegraphics[width=0.72\\linewidth]"
                            f"{{{rel}{name}}}\n\\captionof{{figure}}"
                            f"{{{latex_escape(rep.title)}}}\n\\end{{center}}")
