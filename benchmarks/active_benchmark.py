@@ -140,10 +140,12 @@ def run_method(method: str, pool: dict, rep: int, seed) -> list[dict]:
     if method == "sawade":
         return _prefix_run(pool, rep, seed, design="with_replacement",
                            recalibrate="platt" if raw else None)
-    if method == "pps_adaptive":
-        return _prefix_run(pool, rep, seed, design="pps", adaptive=True)
+    if method.startswith("pps_adaptive"):
+        est = "calibrated" if method.endswith("_cal") else "difference"
+        return _prefix_run(pool, rep, seed, design="pps", adaptive=True, estimator=est)
     if method.startswith("pps_static"):
-        est = "horvitz_thompson" if method.endswith("_ht") else "difference"
+        est = {"ht": "horvitz_thompson", "cal": "calibrated"}.get(method.rsplit("_", 1)[-1],
+                                                                 "difference")
         rows, rng = [], np.random.default_rng(seed)
         for b in BUDGETS:
             t0 = time.perf_counter()

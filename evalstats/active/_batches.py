@@ -48,7 +48,8 @@ class BatchDesign:
     def estimator_model(self, k_labels: int) -> bool:
         """Whether a batch's estimator uses the model: not for raw margins before any label
         (their logistic map is no probability; that batch is Horvitz–Thompson)."""
-        return self.estimator == "difference" and not (self.raw and k_labels == 0)
+        return (self.estimator in ("difference", "calibrated")
+                and not (self.raw and k_labels == 0))
 
     def model_probs(self, lab_idx: np.ndarray, lab_y: np.ndarray) -> np.ndarray:
         """The model a batch is designed with: updated from the labels when adaptive."""

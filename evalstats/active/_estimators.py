@@ -362,7 +362,9 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                    f"labels enter these measures.")
     if pps:
         n_draws, df = n_labels, None
-        method = f"{sample.estimator} estimator, πps without replacement ({proposal_kind})"
+        label = {"calibrated": "calibrated (GREG) difference",
+                 "horvitz_thompson": "Horvitz–Thompson"}.get(sample.estimator, sample.estimator)
+        method = f"{label} estimator, πps without replacement ({proposal_kind})"
     else:
         n_draws, df = r["n"], max(r["n"] - 1, 1)
         method = f"importance sampling ({proposal_kind})"

@@ -48,8 +48,9 @@ class ActiveEvaluator(PPSMixin):
     draws of random size), where the size follows the model-assisted estimator's optimal
     allocation (see :mod:`evalstats.active._design`). With ``adaptive=True`` the model of
     ``p(y=1|x)`` is updated from the labels between batches (stratified Beta–Bernoulli). The
-    estimate is the model-assisted difference estimator (``estimator="difference"``) or
-    Horvitz–Thompson, batches combined as a martingale sum (see :mod:`evalstats.active._ht`);
+    estimate is the calibrated model-assisted estimator (``estimator="calibrated"``), the
+    plain difference estimator or Horvitz–Thompson, batches combined as a martingale sum (see
+    :mod:`evalstats.active._ht`);
     label a batch before querying the next.
 
     **With replacement** (``design="with_replacement"``, the papers' design): items are drawn
@@ -79,8 +80,10 @@ class ActiveEvaluator(PPSMixin):
     design : {None, "pps", "with_replacement"}
         ``None``: ``"pps"`` for binary pools (every F-type measure, accuracy, error),
         ``"with_replacement"`` for multi-class and squared-loss pools.
-    estimator : {"difference", "horvitz_thompson"}
-        πps design only: model-assisted (default) or plain Horvitz–Thompson totals.
+    estimator : {"calibrated", "difference", "horvitz_thompson"}
+        πps design only: the difference estimator with each prediction group's mean residual
+        estimated from the labels (default; robust to a miscalibrated or constant model),
+        the plain difference (model-assisted) estimator, or Horvitz–Thompson totals.
     sampling : {"pareto", "poisson"}
         πps design only: fixed batch size (default) or independent Bernoulli draws.
     adaptive : bool
@@ -117,7 +120,7 @@ class ActiveEvaluator(PPSMixin):
                  recalibrate: str | None = None, confidence_level: float = 0.95,
                  rng: None | int | np.random.Generator = None,
                  path: str | Path | None = None, design: str | None = None,
-                 estimator: str = "difference", sampling: str = "pareto",
+                 estimator: str = "calibrated", sampling: str = "pareto",
                  adaptive: bool = True) -> None:
         check_option(proposal, "proposal", PROPOSALS)
         if recalibrate is not None:

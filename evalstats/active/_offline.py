@@ -35,15 +35,16 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
                     recalibrate: str | None = None, batch_size: int | None = None,
                     ids: Any = None, confidence_level: float = 0.95,
                     path: str | Path | None = None, design: str | None = None,
-                    estimator: str = "difference", sampling: str = "pareto",
+                    estimator: str = "calibrated", sampling: str = "pareto",
                     adaptive: bool = True, budget: int | None = None) -> ActiveEstimate:
     r"""Estimate a measure with ``n_labels`` distinct labels from a labeling callback.
 
     **Default for binary pools (``design="pps"``):** the items are selected *without
     replacement* with capped inclusion probabilities ``π = min(1, c·size)`` (Pareto πps;
     items with ``π = 1`` are labeled with certainty), and every measure is estimated by the
-    model-assisted difference estimator (the model's expected value summed over the pool plus
-    the ``1/π``-weighted residuals of the labeled items) with a delta-method variance for the
+    calibrated model-assisted estimator (the model's expected value summed over the pool plus
+    the ``1/π``-weighted residuals of the labeled items, with the model's mean residual in
+    each prediction group estimated from the labels) with a delta-method variance for the
     ratio; the interval is Wilson's at the effective sample size (see
     :mod:`evalstats.active._ht`, :mod:`evalstats.active._intervals`). With ``batch_size``
     smaller than ``n_labels`` the labels are bought in batches and (``adaptive=True``) the
@@ -173,7 +174,7 @@ def active_design(scores: Any, n_labels: int | None = None, measure: str = "f1",
                   ids: Any = None, beta: float = 1.0, alpha: float | None = None,
                   variance: Any = None, proposal: str = "optimal",
                   epsilon: float = 0.1, design: str | None = None,
-                  estimator: str = "difference", sampling: str = "pareto",
+                  estimator: str = "calibrated", sampling: str = "pareto",
                   budget: int | None = None) -> pd.DataFrame:
     """The items to label, offline (one batch; for batches use :class:`ActiveEvaluator`).
 
