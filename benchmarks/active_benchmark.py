@@ -6,11 +6,12 @@ Methods (one run of each per repetition and pool):
 * ``sawade`` — the papers' static optimal proposal, with replacement (``design=
   "with_replacement"``; raw margins: Platt recalibration between batches of 100);
 * ``pps_static`` — without replacement, capped πps, one batch for the whole budget
-  (a separate run per budget), model-assisted difference estimator;
-* ``pps_static_ht`` — the same design with the Horvitz–Thompson estimator;
+  (a separate run per budget), the calibrated (GREG) difference estimator (the default);
+* ``pps_static_diff`` / ``pps_static_ht`` — the same design with the plain difference
+  (model-assisted) or the Horvitz–Thompson estimator;
 * ``pps_adaptive`` — without replacement in batches of 100 with the stratified
   Beta–Bernoulli model updated between batches (estimates at 100/200/500/1000 labels are
-  prefixes of one run);
+  prefixes of one run), calibrated estimator (``pps_adaptive_diff``: plain difference);
 * ``oasis_is`` / ``oasis`` — PyPI ``oasis`` 0.1.3 ``ImportanceSampler`` (Sawade static IS,
   ε = 10⁻³) and the adaptive ``OASISSampler`` (30 strata), F1 only, no intervals.
 
@@ -131,6 +132,10 @@ def _prefix_run(pool: dict, rep: int, seed, **kw) -> list[dict]:
     return rows
 
 
+#: method-name suffix -> πps estimator (no suffix: the package default, "calibrated")
+_ESTIMATOR_SUFFIX = {"ht": "horvitz_thompson", "diff": "difference"}
+
+
 def run_method(method: str, pool: dict, rep: int, seed) -> list[dict]:
     raw = pool["raw"]
     if method == "passive":
@@ -141,11 +146,10 @@ def run_method(method: str, pool: dict, rep: int, seed) -> list[dict]:
         return _prefix_run(pool, rep, seed, design="with_replacement",
                            recalibrate="platt" if raw else None)
     if method.startswith("pps_adaptive"):
-        est = "calibrated" if method.endswith("_cal") else "difference"
+        est = _ESTIMATOR_SUFFIX.get(method.rsplit("_", 1)[-1], "calibrated")
         return _prefix_run(pool, rep, seed, design="pps", adaptive=True, estimator=est)
     if method.startswith("pps_static"):
-        est = {"ht": "horvitz_thompson", "cal": "calibrated"}.get(method.rsplit("_", 1)[-1],
-                                                                 "difference")
+        est = _ESTIMATOR_SUFFIX.get(method.rsplit("_", 1)[-1], "calibrated")
         rows, rng = [], np.random.default_rng(seed)
         for b in BUDGETS:
             t0 = time.perf_counter()
@@ -287,8 +291,9 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=150)
     ap.add_argument("--pools", default="sim_calibrated,sim_overconfident,er_abt_buy,"
                                        "tweets100k,er_abt_buy_rare,tweets_rare,sim_rare")
-    ap.add_argument("--methods", default="passive,sawade,pps_static,pps_static_ht,"
-                                         "pps_adaptive,oasis_is,oasis")
+    ap.add_argument("--methods", default="passive,sawade,pps_static,pps_static_diff,"
+                                         "pps_static_ht,pps_adaptive,pps_adaptive_diff,"
+                                         "oasis_is,oasis")
     ap.add_argument("--no-speed", action="store_true")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--out", default=None, help="CSV name in benchmarks/results/")
