@@ -209,11 +209,12 @@ class Report:
         if long:
             s.add_dict(long, ncols=1)
         parts = []
-        if lay.tables and lay.tables[0].rows:
+        first = bool(lay.tables and lay.tables[0].rows)
+        if first:
             t0 = lay.tables[0]
             s.add_df(pd.DataFrame(t0.shown_rows("..."), columns=list(t0.columns)),
                      index=False, align="".join(t0.aligns))
-        if short or long or lay.tables:
+        if short or long or first:
             parts.append(s.as_text())
         else:
             parts.append(f"{self.title}\n{'=' * len(self.title)}")
@@ -221,7 +222,7 @@ class Report:
             parts.insert(1, _wrap(self.finding))
         if lay.tables and lay.tables[0].note:
             parts.insert(1, lay.tables[0].note)
-        parts += [t.as_text() for t in lay.tables[1:]]
+        parts += [t.as_text() for t in lay.tables[0 if lay.tables and not first else 1:]]
         if self.notes:
             parts.append("Notes:\n" + "\n".join(f"[{i}] {n}" for i, n in
                                                  enumerate(self.notes, 1)))

@@ -405,10 +405,10 @@ class Table:
         st = self._styler().format(escape="html").format_index(escape="html", axis=1)
         frame = st.data
         num = [c for c, a in zip(frame.columns, self.aligns, strict=True) if a == "r"]
-        classes = pd.DataFrame([["num" if c in num else "" for c in frame.columns]]
-                               * len(frame), index=frame.index, columns=frame.columns)
+        cls = [["num" if c in num else "" for c in frame.columns] for _ in range(len(frame))]
         if self.omitted:
-            classes.iloc[self.gap] = [f"gap {c}".strip() for c in classes.iloc[self.gap]]
+            cls[self.gap] = [f"gap {c}".strip() for c in cls[self.gap]]
+        classes = pd.DataFrame(cls, index=frame.index, columns=frame.columns, dtype=object)
         right = [{"selector": "th", "props": "text-align: right"},
                  {"selector": "td", "props": "text-align: right"}]
         st = (st.set_td_classes(classes).set_table_styles({c: right for c in num}, axis=0)

@@ -407,3 +407,13 @@ def test_max_rows_is_an_option_of_summary_and_report():
     assert res.summary().layout().tables[0].omitted == 0
     doc = es.report([res], max_rows=2)
     assert "4 of 6 rows omitted" in doc.as_html() and "4 of 6 rows omitted" in doc.as_text()
+
+
+@pytest.mark.parametrize("df", [pd.DataFrame(), pd.DataFrame({"a": []}),
+                                pd.DataFrame({"x": [1.5, 2.5, 3.5]})])
+def test_empty_and_one_column_tables_render_in_every_format(df):
+    rep = Report("E", tables=(("T", df),), max_rows=2)
+    for fmt in ("text", "html", "latex", "markdown"):
+        assert "E" in rep.render(fmt)
+    if len(df):
+        assert "1 of 3 rows omitted" in rep.as_text()
