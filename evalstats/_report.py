@@ -166,6 +166,12 @@ class Report:
     label: str = ""
     max_rows: int | None = MAX_ROWS
 
+    def __post_init__(self) -> None:
+        if self.max_rows is not None:
+            from ._validation import check_int
+
+            object.__setattr__(self, "max_rows", check_int(self.max_rows, "max_rows", low=2))
+
     # -- layout ---------------------------------------------------------------------------
     @property
     def anchor(self) -> str:

@@ -351,7 +351,7 @@ class Table:
         omitted = gap = 0
         note = ""
         if max_rows is not None and len(rows) > max(int(max_rows), 2):
-            keep = max(int(max_rows), 2)
+            keep = max(int(max_rows), 2)  # head and tail: at least one row each
             gap = (keep + 1) // 2
             omitted = len(rows) - keep
             rows = rows[:gap] + rows[len(rows) - (keep - gap):]

@@ -407,6 +407,9 @@ def test_max_rows_is_an_option_of_summary_and_report():
     assert res.summary().layout().tables[0].omitted == 0
     doc = es.report([res], max_rows=2)
     assert "4 of 6 rows omitted" in doc.as_html() and "4 of 6 rows omitted" in doc.as_text()
+    for bad, exc in ((1, ValueError), ("40", TypeError), (2.5, TypeError)):
+        with pytest.raises(exc, match="max_rows"):
+            res.summary(max_rows=bad)
 
 
 @pytest.mark.parametrize("df", [pd.DataFrame(), pd.DataFrame({"a": []}),
