@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._report import LATEX_PREAMBLE, Report, _latex_table
+from ._report import LATEX_PREAMBLE, MAX_ROWS, Report, _latex_table
 from ._tables import Table, format_value, html_escape, is_empty_value, latex_escape, md_escape
 
 __all__ = ["Document", "report"]
@@ -44,7 +44,9 @@ table.evalstats-header code { font-size: 1.05em; }
 p.finding { font-size: 1.08em; background: #f4f6f8; border-left: 4px solid #4a7ab5;
        padding: 0.4em 0.8em; }
 .notes-title { margin-bottom: 0.2em; font-weight: bold; } ol.notes { font-size: 0.9em; }
-.scroll { overflow-x: auto; } figure { margin: 0.8em 0; } img { max-width: 100%; }
+.evalstats-table-wrap { overflow-x: auto; } p.table-note { margin-top: -0.3em;
+       font-size: 0.85em; font-style: italic; color: #555; }
+figure { margin: 0.8em 0; } img { max-width: 100%; }
 nav ol { columns: 2; } .meta th { text-align: left; padding-right: 1em; font-weight: normal;
        color: #555; }
 """
@@ -117,7 +119,7 @@ class Document:
                                     number=f"{i + 1}. "))
         if apx:
             body.append('<section id="appendix"><h2>Appendix</h2>')
-            body += [f'<div class="scroll">{t.as_html()}</div>' for _, t in apx]
+            body += [t.as_html() for _, t in apx]
             body.append("</section>")
         return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
                 "<meta name='viewport' content='width=device-width, initial-scale=1'>"
@@ -309,7 +311,8 @@ def _unique_titles(reports: list[Report]) -> list[Report]:
 def report(results: Sequence[Any] | Mapping[str, Any] | Any, title: str = "evalstats report",
            *, path: str | Path | None = None, plots: bool = True,
            meta: Mapping[str, Any] | None = None,
-           digits: int | Mapping[str, int] | None = None) -> Document:
+           digits: int | Mapping[str, int] | None = None,
+           max_rows: int | None = MAX_ROWS) -> Document:
     """Compose several results (or reports) into one document with their plots.
 
     Parameters
@@ -329,6 +332,10 @@ def report(results: Sequence[Any] | Mapping[str, Any] | Any, title: str = "evals
         calls and their data descriptions are always listed).
     digits : int or mapping, optional
         Passed to every result's ``summary(digits=...)``.
+    max_rows : int or None
+        Tables taller than this show their first and last rows and a note saying where the
+        full table is (default 40); ``None`` shows every row. LaTeX sets tables of more than
+        25 rows as a ``longtable``, which breaks across pages.
 
     Returns
     -------
@@ -352,6 +359,7 @@ def report(results: Sequence[Any] | Mapping[str, Any] | Any, title: str = "evals
     reports, figures, objs = [], [], []
     for name, r in items:
         if isinstance(r, Report):
+            r = dataclasses.replace(r, max_rows=max_rows)
             reports.append(dataclasses.replace(r, title=name) if name else r)
             figures.append(None)
             continue
@@ -361,7 +369,8 @@ def report(results: Sequence[Any] | Mapping[str, Any] | Any, title: str = "evals
         if name and hasattr(r, "with_name"):
             r = r.with_name(name)
         objs.append(r)
-        rep = r.summary(digits=digits) if digits is not None else r.summary()
+        rep = dataclasses.replace(r.summary(digits=digits) if digits is not None
+                                  else r.summary(), max_rows=max_rows)
         reports.append(dataclasses.replace(rep, title=name) if name and rep.title != name
                        else rep)
         fig = None

@@ -6,9 +6,12 @@ rendering, the tables are cleaned the way a statistician would (:meth:`Report.la
 columns with nothing in them are dropped, columns constant down the table
 (``confidence_level``, ``method``, ...) move to the header, tables wider than
 :data:`MAX_COLUMNS` are split into a headline table and an appendix table, and every
-numeric column gets fixed decimals (``digits=``) and right alignment
-(:mod:`evalstats._tables`). Text goes through statsmodels' ``SimpleTable``; HTML and
-Markdown are escaped; LaTeX uses booktabs, ``\\label``\\ s and maps Unicode to math.
+numeric column gets fixed decimals (``digits=``) and right alignment, and tables taller
+than ``max_rows`` (default :data:`MAX_ROWS`) are cut to head + tail with a note saying
+where the full table is (:mod:`evalstats._tables`). Text goes through statsmodels'
+``SimpleTable``; HTML and LaTeX through pandas' ``Styler`` (escaped; LaTeX with booktabs,
+``\\label``\\ s, Unicode mapped to math, and a ``longtable`` for tall tables); Markdown is
+escaped and aligned.
 
 :class:`~evalstats._document.Document` (built by :func:`~evalstats._document.report`,
 both also importable from here) composes several reports into a document with a title
@@ -27,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ._tables import (
+    MAX_ROWS,
     Table,
     format_frame,
     format_value,
@@ -38,7 +42,8 @@ from ._tables import (
     slug,
 )
 
-__all__ = ["Report", "format_value", "format_frame", "MAX_COLUMNS", "LATEX_PREAMBLE"]
+__all__ = ["Report", "format_value", "format_frame", "MAX_COLUMNS", "MAX_ROWS",
+           "LATEX_PREAMBLE"]
 
 #: tables with more columns are split into a headline table and an appendix table
 MAX_COLUMNS = 8
@@ -50,6 +55,7 @@ LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage[utf8]{inputenc}
 \usepackage[margin=2.2cm]{geometry}
 \usepackage{booktabs}
+\usepackage{longtable}
 \usepackage{graphicx}
 \makeatletter
 \providecommand\captionof[1]{\def\@captype{#1}\caption}
@@ -143,6 +149,11 @@ class Report:
         Detail tables printed after the main text (a document's appendix).
     label : str
         Anchor / LaTeX label (default: derived from the title).
+    max_rows : int or None
+        Tables with more rows show their first and last rows (``max_rows`` in all) and a
+        note "… N of M rows omitted; full table in tidy()"; ``None`` shows every row.
+        In LaTeX, tables of more than :data:`~evalstats._tables.LONGTABLE_ROWS` rows are
+        set as a ``longtable``, which breaks across pages.
     """
 
     title: str
@@ -153,6 +164,13 @@ class Report:
     finding: str = ""
     appendix: tuple[tuple[str, pd.DataFrame], ...] = ()
     label: str = ""
+    max_rows: int | None = MAX_ROWS
+
+    def __post_init__(self) -> None:
+        if self.max_rows is not None:
+            from ._validation import check_int
+
+            object.__setattr__(self, "max_rows", check_int(self.max_rows, "max_rows", low=2))
 
     # -- layout ---------------------------------------------------------------------------
     @property
@@ -163,19 +181,23 @@ class Report:
         """Header strings, headline tables and appendix tables, cleaned and formatted."""
         hdr = _header_strings(self.header, self.digits)
         tables, appendix = [], []
+        rows = self.max_rows
         for i, (caption, df) in enumerate(self.tables):
             df = _clean(pd.DataFrame(df).reset_index(drop=True), hdr, move_constant=True)
             head, rest = _split_wide(df)
-            cap = caption if i > 0 or len(self.tables) > 1 else caption
-            tables.append(Table.from_frame(cap, head, self.digits, f"{self.anchor}-{i + 1}"))
+            src = "tidy()" if i == 0 else f"summary().tables[{i}]"
+            tables.append(Table.from_frame(caption, head, self.digits, f"{self.anchor}-{i + 1}",
+                                           max_rows=rows, source=src))
             if rest is not None:
                 appendix.append(Table.from_frame(f"{self.title}: {caption} (further columns)",
                                                  rest, self.digits,
-                                                 f"{self.anchor}-{i + 1}-more"))
+                                                 f"{self.anchor}-{i + 1}-more", max_rows=rows,
+                                                 source=src))
         for j, (caption, df) in enumerate(self.appendix):
             df = _clean(pd.DataFrame(df).reset_index(drop=True), {}, move_constant=False)
             appendix.append(Table.from_frame(f"{self.title}: {caption}", df, self.digits,
-                                             f"{self.anchor}-app-{j + 1}"))
+                                             f"{self.anchor}-app-{j + 1}", max_rows=rows,
+                                             source=f"summary().appendix[{j}]"))
         return Layout(hdr, tables, appendix)
 
     # -- renderings -----------------------------------------------------------------------
@@ -193,17 +215,20 @@ class Report:
         if long:
             s.add_dict(long, ncols=1)
         parts = []
-        if lay.tables and lay.tables[0].rows:
+        first = bool(lay.tables and lay.tables[0].rows)
+        if first:
             t0 = lay.tables[0]
-            s.add_df(pd.DataFrame(list(t0.rows), columns=list(t0.columns)), index=False,
-                     align="".join(t0.aligns))
-        if short or long or lay.tables:
+            s.add_df(pd.DataFrame(t0.shown_rows("..."), columns=list(t0.columns)),
+                     index=False, align="".join(t0.aligns))
+        if short or long or first:
             parts.append(s.as_text())
         else:
             parts.append(f"{self.title}\n{'=' * len(self.title)}")
         if self.finding:
             parts.insert(1, _wrap(self.finding))
-        parts += [t.as_text() for t in lay.tables[1:]]
+        if lay.tables and lay.tables[0].note:
+            parts.insert(1, lay.tables[0].note)
+        parts += [t.as_text() for t in lay.tables[0 if lay.tables and not first else 1:]]
         if self.notes:
             parts.append("Notes:\n" + "\n".join(f"[{i}] {n}" for i, n in
                                                  enumerate(self.notes, 1)))
@@ -354,7 +379,7 @@ def _wrap(text: str, width: int = 88) -> str:
 
 
 def _latex_table(t: Table, floats: bool) -> str:
-    if floats:
+    if floats or t.is_long:  # a longtable is no float and sets its own caption
         return t.as_latex()
     cap = (f"\\captionof{{table}}{{{latex_escape(t.caption)}}}" if t.caption
            else "\\refstepcounter{table}")

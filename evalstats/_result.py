@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._report import Report
+from ._report import MAX_ROWS, Report
 from ._tables import finding_sentence, format_value, slug
 from ._validation import check_confidence_level, check_option
 
@@ -218,7 +218,8 @@ class Reportable:
         body = self._repr_body()
         return f"{self._title()}: {body}." if body else ""
 
-    def summary(self, digits: int | Mapping[str, int] | None = None) -> Report:
+    def summary(self, digits: int | Mapping[str, int] | None = None,
+                max_rows: int | None = MAX_ROWS) -> Report:
         """A :class:`~evalstats._report.Report` (text/HTML/LaTeX/Markdown).
 
         Parameters
@@ -226,13 +227,16 @@ class Reportable:
         digits : int or mapping, optional
             Significant digits from which each numeric column's fixed decimals are
             chosen (default 4), or ``{column: decimals}`` (key ``"*"``: the rest).
+        max_rows : int or None
+            Tables taller than this (default 40) show their first and last rows and
+            "… N of M rows omitted; full table in tidy()"; ``None`` shows every row.
         """
         tables = [self._main_table()] + list(self._extra_tables())
         title = self.name or self._title()  # subclasses override _title; name always wins
         return Report(title=title, header=self._header(), tables=tuple(tables),
                       notes=tuple(self.notes), digits=4 if digits is None else digits,
                       finding=self._finding(), appendix=tuple(self._appendix_tables()),
-                      label=slug(title))
+                      label=slug(title), max_rows=max_rows)
 
     def _repr_html_(self) -> str:
         """Jupyter shows the report (HTML)."""

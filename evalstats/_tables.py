@@ -7,8 +7,10 @@
   their format; ``latex_escape`` maps the Unicode the package prints (ε θ α ≤ ± × – ...)
   to LaTeX.
 * :class:`Table` is one formatted table; it renders as fixed-width text through
-  statsmodels' ``SimpleTable``, as an escaped HTML table with per-column alignment, as a
-  booktabs LaTeX ``table`` (``\\caption`` and ``\\label``) and as aligned Markdown.
+  statsmodels' ``SimpleTable``, as HTML and booktabs LaTeX through pandas' ``Styler`` (the
+  maintained renderer: escaping, per-column alignment, ``\\caption``/``\\label``,
+  ``longtable`` for tall tables) and as aligned Markdown (pandas' ``to_markdown`` when
+  ``tabulate`` is installed). Tall tables are cut to head + tail (``max_rows``).
 """
 
 from __future__ import annotations
@@ -281,20 +283,62 @@ def _shared_decimals(df: pd.DataFrame, digits: int | Mapping[str, int] | None
 
 
 # -- one table ----------------------------------------------------------------------------------
+#: tables with more rows are cut to head + tail (``max_rows=``, an option of ``summary()``)
+MAX_ROWS = 40
+#: LaTeX tables with more rows (as shown) are set as a ``longtable`` that breaks across pages
+LONGTABLE_ROWS = 25
+_GAP = "\u2026"  # the cell shown in the row standing for the omitted rows
+
+
+def _latex_rest(s: Any) -> str:
+    """What :func:`latex_escape` does beyond pandas' ``escape="latex"`` (which covers
+    ``\\ & % $ # _ { } ~ ^``): ``< > |`` and the Unicode symbols; runs on escaped text."""
+    out = []
+    for ch in str(s):
+        if ch in "<>|":
+            out.append(_LATEX_SPECIAL[ch])
+        elif ord(ch) < 128:
+            out.append(ch)
+        else:
+            out.append(latex_escape(ch))
+    return re.sub(r"(?<!\\)\$\$", "", "".join(out))
+
+
+def _unique(names: Sequence[str]) -> list[str]:
+    """Column labels made unique (Styler needs unique labels): repeats get `` (2)``, ..."""
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n} ({seen[n]})")
+    return out
+
+
 @dataclass(frozen=True)
 class Table:
-    """A formatted table: caption, display headers, string cells and column alignments."""
+    """A formatted table: caption, display headers, string cells and column alignments.
+
+    ``omitted`` rows of a tall table were cut at row ``gap`` (head + tail are kept); every
+    rendering shows a row of ``…`` there and ``note`` under the table.
+    """
 
     caption: str
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     aligns: tuple[str, ...]
     label: str = ""
+    omitted: int = 0
+    gap: int = 0
+    note: str = ""
 
     @classmethod
     def from_frame(cls, caption: str, df: pd.DataFrame,
                    digits: int | Mapping[str, int] | None = None, label: str = "",
-                   pretty: bool = True) -> Table:
+                   pretty: bool = True, max_rows: int | None = None,
+                   source: str = "tidy()") -> Table:
+        """Format ``df`` column by column; with ``max_rows``, a taller table keeps its first
+        ``ceil(max_rows / 2)`` and last ``floor(max_rows / 2)`` rows (the decimals are still
+        chosen from the whole column) and notes where the full table is (``source``)."""
         cols, aligns = [], []
         cells = []
         digits = _shared_decimals(df, digits)
@@ -303,15 +347,38 @@ class Table:
             cells.append(col)
             cols.append(pretty_column(c) if pretty else str(c))
             aligns.append(al)
-        rows = tuple(zip(*cells, strict=True)) if cells else ()
-        return cls(caption, tuple(cols), tuple(tuple(r) for r in rows), tuple(aligns), label)
+        rows = [tuple(r) for r in zip(*cells, strict=True)] if cells else []
+        omitted = gap = 0
+        note = ""
+        if max_rows is not None and len(rows) > max(int(max_rows), 2):
+            keep = max(int(max_rows), 2)  # head and tail: at least one row each
+            gap = (keep + 1) // 2
+            omitted = len(rows) - keep
+            rows = rows[:gap] + rows[len(rows) - (keep - gap):]
+            note = (f"{_GAP} {format_value(omitted)} of {format_value(len(df))} rows omitted; "
+                    f"full table in {source}")
+        return cls(caption, tuple(cols), tuple(rows), tuple(aligns), label, omitted, gap,
+                   note)
+
+    def shown_rows(self, gap_cell: str = _GAP) -> list[tuple[str, ...]]:
+        """The rows as displayed: a row of ``gap_cell`` stands for the omitted rows."""
+        rows = list(self.rows)
+        if self.omitted:
+            rows.insert(self.gap, tuple(gap_cell for _ in self.columns))
+        return rows
+
+    def frame(self) -> pd.DataFrame:
+        """The displayed cells (strings) with the display headers, for pandas' Styler."""
+        return pd.DataFrame(self.shown_rows(), columns=_unique(list(self.columns)),
+                            dtype=object)
 
     # text through statsmodels' SimpleTable; cells padded so alignment survives centring
     def padded(self) -> tuple[list[str], list[list[str]]]:
-        widths = [max([len(h)] + [len(r[j]) for r in self.rows])
+        shown = self.shown_rows("...")
+        widths = [max([len(h)] + [len(r[j]) for r in shown])
                   for j, h in enumerate(self.columns)]
         rows = [[(c.rjust(w) if a == "r" else c.ljust(w))
-                 for c, w, a in zip(r, widths, self.aligns, strict=True)] for r in self.rows]
+                 for c, w, a in zip(r, widths, self.aligns, strict=True)] for r in shown]
         heads = [(h.rjust(w) if a == "r" else h.ljust(w))
                  for h, w, a in zip(self.columns, widths, self.aligns, strict=True)]
         return heads, rows
@@ -324,44 +391,88 @@ class Table:
             return title or self.caption
         tab = SimpleTable(rows, headers=heads, title=self.caption if title is None else title,
                           txt_fmt=dict(data_aligns="r", header_align="r"))
-        return tab.as_text()
+        return tab.as_text() + (f"\n{self.note}" if self.note else "")
+
+    def _styler(self):
+        """pandas' Styler over the displayed cells (the index hidden)."""
+        from pandas.io.formats.style import Styler
+
+        return Styler(self.frame(), cell_ids=False).hide(axis="index")
 
     def as_html(self, caption: bool = True) -> str:
-        def cls(a):
-            # inline style too, so notebooks (without the document's CSS) align numbers
-            return ' class="num" style="text-align:right"' if a == "r" else ""
-
-        head = "".join(f"<th{cls(a)}>{html_escape(h)}</th>"
-                       for h, a in zip(self.columns, self.aligns, strict=True))
-        body = "\n".join("<tr>" + "".join(f"<td{cls(a)}>{html_escape(c)}</td>"
-                                          for c, a in zip(r, self.aligns, strict=True))
-                         + "</tr>" for r in self.rows)
+        """An HTML table rendered by pandas' Styler (``escape="html"``); numeric columns
+        carry class ``num`` and a right alignment that works without the document's CSS."""
+        st = self._styler().format(escape="html").format_index(escape="html", axis=1)
+        frame = st.data
+        num = [c for c, a in zip(frame.columns, self.aligns, strict=True) if a == "r"]
+        cls = [["num" if c in num else "" for c in frame.columns] for _ in range(len(frame))]
+        if self.omitted:
+            cls[self.gap] = [f"gap {c}".strip() for c in cls[self.gap]]
+        classes = pd.DataFrame(cls, index=frame.index, columns=frame.columns, dtype=object)
+        right = [{"selector": "th", "props": "text-align: right"},
+                 {"selector": "td", "props": "text-align: right"}]
+        st = (st.set_td_classes(classes).set_table_styles({c: right for c in num}, axis=0)
+              .set_table_attributes('class="evalstats-table"'))
+        if self.label:
+            st = st.set_uuid(slug(self.label))
+        if caption and self.caption:
+            st = st.set_caption(html_escape(self.caption))
+        out = st.to_html(doctype_html=False)
+        if self.note:
+            out += f'\n<p class="table-note">{html_escape(self.note)}</p>'
         idt = f' id="{html_escape(self.label)}"' if self.label else ""
-        cap = f"<caption>{html_escape(self.caption)}</caption>" if caption and self.caption \
-            else ""
-        return (f'<table class="evalstats-table"{idt}>{cap}\n<thead><tr>{head}</tr></thead>\n'
-                f"<tbody>\n{body}\n</tbody></table>")
+        return f'<div class="evalstats-table-wrap"{idt}>\n{out}</div>'
+
+    @property
+    def is_long(self) -> bool:
+        """Set as a LaTeX ``longtable`` (more than :data:`LONGTABLE_ROWS` rows shown)."""
+        return len(self.shown_rows()) > LONGTABLE_ROWS
 
     def as_latex(self, float_env: bool = True) -> str:
-        spec = "".join(self.aligns)
-        lines = [r"\begin{tabular}{@{}" + spec + "@{}}", r"\toprule",
-                 " & ".join(latex_escape(h) for h in self.columns) + r" \\", r"\midrule"]
-        lines += [" & ".join(latex_escape(c) for c in r) + r" \\" for r in self.rows]
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        tab = "\n".join(lines)
+        """A booktabs LaTeX table rendered by pandas' Styler (``escape="latex"``, then
+        Unicode mapped to math): a ``table`` float with ``\\caption`` and ``\\label``
+        (``float_env=False``: the bare ``tabular``, shrunk to the line width if wider), or
+        a ``longtable`` when the table is taller than :data:`LONGTABLE_ROWS` rows."""
+        st = (self._styler().format(escape="latex", formatter=_latex_rest)
+              .format_index(escape="latex", formatter=_latex_rest, axis=1))
+        spec = "@{}" + "".join(self.aligns) + "@{}"
+        lab = f"tab:{self.label}" if self.label else None
+        note = (f"\n\\par\\nopagebreak{{\\footnotesize\\emph{{{latex_escape(self.note)}}}}}"
+                "\\par" if self.note else "")
+        if self.is_long:
+            tab = st.to_latex(hrules=True, column_format=spec, environment="longtable",
+                              caption=latex_escape(self.caption) if self.caption else None,
+                              label=lab)
+            return "\\begingroup\\small\n" + tab.rstrip() + note + "\n\\endgroup"
+        tab = st.to_latex(hrules=True, column_format=spec).rstrip()
         fit = r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%" + "\n" + \
-            tab + "}"
+            tab + "}" + note
         if not float_env:
             return fit
-        lab = f"\\label{{tab:{self.label}}}" if self.label else ""
+        lab = f"\\label{{{lab}}}" if lab else ""
         cap = f"\\caption{{{latex_escape(self.caption)}}}{lab}\n" if self.caption else lab
         return ("\\begin{table}[htbp]\n\\centering\\small\n" + cap + fit
                 + "\n\\end{table}")
 
     def as_markdown(self) -> str:
-        rule = {"l": "---", "r": "---:"}
-        lines = ["| " + " | ".join(md_escape(h) for h in self.columns) + " |",
-                 "|" + "|".join(rule[a] for a in self.aligns) + "|"]
-        lines += ["| " + " | ".join(md_escape(c) for c in r) + " |" for r in self.rows]
-        out = "\n".join(lines)
+        """A Markdown pipe table: pandas' ``to_markdown`` when ``tabulate`` is installed,
+        else the same table written here (``tabulate`` is not a dependency of pandas, and a
+        pipe table is simple enough not to need a new hard dependency)."""
+        rows = [[md_escape(c) for c in r] for r in self.shown_rows()]
+        heads = [md_escape(h) for h in self.columns]
+        try:
+            import tabulate  # noqa: F401
+        except ImportError:
+            rule = {"l": "---", "r": "---:"}
+            lines = ["| " + " | ".join(heads) + " |",
+                     "|" + "|".join(rule[a] for a in self.aligns) + "|"]
+            lines += ["| " + " | ".join(r) + " |" for r in rows]
+            out = "\n".join(lines)
+        else:
+            align = {"l": "left", "r": "right"}
+            out = pd.DataFrame(rows, columns=_unique(heads)).to_markdown(
+                index=False, tablefmt="pipe", disable_numparse=True,
+                colalign=[align[a] for a in self.aligns])
+        if self.note:
+            out += f"\n\n*{md_escape(self.note)}*"
         return (f"**{md_escape(self.caption)}**\n\n" + out) if self.caption else out

@@ -47,7 +47,8 @@ def test_loss_ci_against_R_t_test():
     for row in pd.read_csv(REF / "ttest.csv").to_dict("records"):
         res = es.loss_ci(x, confidence_level=row["level"])
         np.testing.assert_allclose(res.estimate, row["mean"], rtol=1e-12)
-        np.testing.assert_allclose(res.conf_int(), [row["low"], row["high"]], rtol=1e-12)
+        # 1e-10: SciPy 1.15.0's t quantile differs from later releases by ~1e-11 (relative)
+        np.testing.assert_allclose(res.conf_int(), [row["low"], row["high"]], rtol=1e-10)
 
 
 def test_auc_ci_against_R_pROC_delong():

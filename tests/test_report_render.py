@@ -295,3 +295,128 @@ def test_demo_document_renders_and_compiles(tmp_path, capsys):
     assert (tmp_path / "report_files" / "figure_1.png").exists()
     if PDFLATEX is not None:
         _compile(tmp_path, out.read_text(encoding="utf-8"), "report")
+
+
+# -- the maintained renderer (pandas' Styler) ---------------------------------------------------
+def _odd_table():
+    return Report("Odd & ends", tables=(("Estimates of θ_1 <x>", pd.DataFrame(
+        {"term": ["a_b", "50% & <c>"], "estimate": [0.5, 0.25], "n_labels": [10, 20000]})),))
+
+
+def test_html_and_latex_tables_are_rendered_by_styler():
+    tab = _odd_table().layout().tables[0]
+    html = tab.as_html()
+    assert 'class="col_heading level0 col0"' in html  # written by pandas' Styler
+    assert "50% &amp; &lt;c&gt;" in html and "Estimates of θ_1 &lt;x&gt;" in html
+    assert "<c>" not in html
+    # numbers right-aligned even without the document's CSS (Styler's <style> block)
+    assert "td.col1 {\n  text-align: right;" in html and "th.col2 {\n  text-align: right;" in html
+    assert "td.col0 {" not in html and 'class="data row1 col2 num"' in html
+    text, errors = _parse(html)
+    assert not errors and "20,000" in text
+    latex = tab.as_latex()
+    assert "\\begin{tabular}{@{}lrr@{}}" in latex and "\\toprule" in latex
+    assert "\\bottomrule" in latex and "\\label{tab:odd-ends-1}" in latex
+    assert "\n50\\% \\& \\textless{}c\\textgreater{} & 0.2500 & 20,000 \\\\\n" in latex
+    assert "\na\\_b & 0.5000 & 10 \\\\\n" in latex
+    assert "\\caption{Estimates of $\\theta$\\_1 \\textless{}x\\textgreater{}}" in latex
+
+
+def test_styler_latex_escaping_matches_latex_escape():
+    from pandas.io.formats.style_render import _escape_latex
+
+    from evalstats._tables import _latex_rest
+
+    for s in ["ATA_k 5% a&b #1 $x {y}", "ε ≤ θ ± 2 × α", "0.49–0.68 <list> a|b", "café"]:
+        assert _latex_rest(_escape_latex(s)) == latex_escape(s)
+
+
+def test_markdown_with_and_without_tabulate(monkeypatch):
+    import sys
+
+    tab = _odd_table().layout().tables[0]
+    monkeypatch.setitem(sys.modules, "tabulate", None)  # ImportError: our pipe table
+    ours = tab.as_markdown()
+    assert "|---|---:|---:|" in ours and "50% & \\<c\\>" in ours
+    monkeypatch.delitem(sys.modules, "tabulate")
+    pytest.importorskip("tabulate")
+    theirs = tab.as_markdown()
+    rows = [[c.strip() for c in ln.strip("|").split(" | ")] for ln in theirs.splitlines()
+            if ln.startswith("|")]
+    assert rows[0] == ["Term", "Estimate", "n labels"]
+    assert [c.strip() for c in rows[3]] == ["50% & \\<c\\>", "0.2500", "20,000"]
+    rule = theirs.splitlines()[3]
+    left, right1, right2 = rule.strip("|").split("|")
+    assert not left.endswith(":") and right1.endswith(":") and right2.endswith(":"), rule
+
+
+# -- tall tables ---------------------------------------------------------------------------------
+def _tall(n=100):
+    return pd.DataFrame({"k": np.arange(n), "accuracy": np.linspace(0.5, 0.9, n),
+                         "name": [f"θ_{i}" for i in range(n)]})
+
+
+def test_tall_tables_show_head_and_tail_with_a_note():
+    rep = Report("Tall", tables=(("Curve", _tall()), ("More", _tall(50))))
+    lay = rep.layout()
+    t0, t1 = lay.tables
+    assert len(t0.rows) == 40 and t0.omitted == 60 and t0.gap == 20
+    assert [r[0] for r in t0.rows[19:21]] == ["19", "80"] and t0.rows[-1][0] == "99"
+    # decimals chosen from the whole column, not the rows shown
+    assert t0.rows[0][1] == "0.5000"
+    note = "\u2026 60 of 100 rows omitted; full table in tidy()"
+    assert t0.note == note and t1.note.endswith("full table in summary().tables[1]")
+    text = rep.as_text()
+    assert note in text and "\n...      ... ... \n" in text
+    html = rep.as_html()
+    body, errors = _parse(html)
+    assert not errors and note in body and body.count("\u2026") >= 3 + 1
+    md = rep.as_markdown()
+    assert f"*{note}*" in md and "| \u2026 | \u2026 | \u2026 |" in _squash(md)
+    full = dataclasses_replace(rep, max_rows=None).layout().tables[0]
+    assert len(full.rows) == 100 and full.omitted == 0 and full.note == ""
+    short = Report("Short", tables=(("Curve", _tall(40)),)).layout().tables[0]
+    assert short.omitted == 0 and len(short.rows) == 40
+
+
+def dataclasses_replace(obj, **kw):
+    import dataclasses
+
+    return dataclasses.replace(obj, **kw)
+
+
+def test_tall_tables_are_longtables_in_latex(tmp_path):
+    rep = Report("Tall", tables=(("Curve", _tall(100)),), max_rows=None)
+    latex = rep.as_latex()
+    assert "\\begin{longtable}{@{}rrl@{}}" in latex and "\\endhead" in latex
+    assert "\\caption{Curve} \\label{tab:tall-1}" in latex
+    short = Report("Short", tables=(("Curve", _tall(10)),)).as_latex()
+    assert "longtable" not in short and "\\begin{table}" in short
+    cut = Report("Cut", tables=(("Curve", _tall(100)),)).as_latex()
+    assert "longtable" in cut and "60 of 100 rows omitted" in cut
+    if PDFLATEX is not None:
+        doc = Document("Tall tables", (rep, Report("Cut", tables=(("Curve", _tall(100)),))))
+        _compile(tmp_path, doc.as_latex(), "tall")
+
+
+def test_max_rows_is_an_option_of_summary_and_report():
+    res = _example("RuleEvaluation")
+    assert len(res.tidy()) == 6
+    tab = res.summary(max_rows=4).layout().tables[0]
+    assert len(tab.rows) == 4 and tab.note.endswith("2 of 6 rows omitted; full table in tidy()")
+    assert res.summary().layout().tables[0].omitted == 0
+    doc = es.report([res], max_rows=2)
+    assert "4 of 6 rows omitted" in doc.as_html() and "4 of 6 rows omitted" in doc.as_text()
+    for bad, exc in ((1, ValueError), ("40", TypeError), (2.5, TypeError)):
+        with pytest.raises(exc, match="max_rows"):
+            res.summary(max_rows=bad)
+
+
+@pytest.mark.parametrize("df", [pd.DataFrame(), pd.DataFrame({"a": []}),
+                                pd.DataFrame({"x": [1.5, 2.5, 3.5]})])
+def test_empty_and_one_column_tables_render_in_every_format(df):
+    rep = Report("E", tables=(("T", df),), max_rows=2)
+    for fmt in ("text", "html", "latex", "markdown"):
+        assert "E" in rep.render(fmt)
+    if len(df):
+        assert "1 of 3 rows omitted" in rep.as_text()

@@ -172,7 +172,11 @@ def read_design(path: Any) -> pd.DataFrame:
         raise DesignError(f"{p.name}: the design is empty (expected the CSV written by "
                           "`evalstats sample`).")
     try:
-        df = pd.read_csv(p, dtype={"id": str}, keep_default_na=True)
+        # pandas < 3 parses floats to within an ulp only by default, which can flip the
+        # 12-digit canonical text the row check hashes; the round-trip parser is exact
+        exact = {} if int(pd.__version__.split(".")[0]) >= 3 else \
+            {"float_precision": "round_trip"}
+        df = pd.read_csv(p, dtype={"id": str}, keep_default_na=True, **exact)
     except pd.errors.EmptyDataError:
         raise DesignError(f"{p.name}: the design has no columns (expected the CSV written "
                           "by `evalstats sample`).") from None
