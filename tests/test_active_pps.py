@@ -168,7 +168,7 @@ def test_calibrated_estimator_repairs_constant_scores():
     plain difference estimator trusts 10,000 expected positives against 672 (coverage 0.78 in
     200 runs, see benchmarks/README.md); the calibrated one estimates each prediction group's
     mean residual and covers in ≥ 0.9 of the runs (binomial SE ≈ 0.03 at 0.95). It is the
-    default, so this is the issue-15 case "constant scores of 0.5 at 100 labels" as users meet it."""
+    default, so this is the issue-15 case "constant scores of 0.5 at 100 labels"."""
     sim = es.datasets.load("sim_pool")
     y, pred = sim["label"].to_numpy(), sim["pred"].to_numpy()
     truth = 2 * np.sum((pred == 1) & (y == 1)) / (pred.sum() + y.sum())

@@ -145,6 +145,12 @@ def seal_design(df: pd.DataFrame, settings: Mapping[str, Any] | Sequence[str] = 
     else:
         keys = [k for k in settings if k in df.columns]
     df = df.drop(columns=[c for c in CHECK_COLUMNS if c in df.columns])
+    # floats rounded to the 12 significant digits the check hashes: the written text then
+    # reads back to the same canonical text under any parser that is within an ulp
+    # (pandas < 3's default `pd.read_csv` is not exact), not only a round-trip one
+    for c in df.columns:
+        if pd.api.types.is_float_dtype(df[c]):
+            df[c] = [float(format(v, ".12g")) if np.isfinite(v) else v for v in df[c]]
     row_cols = [c for c in df.columns if c not in keys]
     n = len(df)
     version = _package_version()
