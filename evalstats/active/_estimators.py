@@ -279,12 +279,8 @@ class ActiveEstimate(EvalResult):
         ax = _get_ax(ax)
         run = self.running()
         label = f"{100 * self.confidence_level:g}% interval"
-        if len(run) < 3:  # one or two batches: points with their intervals, not a band
-            est = run["estimate"].to_numpy(float)
-            err = [est - run["conf_low"].to_numpy(float), run["conf_high"].to_numpy(float) - est]
-            ax.errorbar(run["n_labels"], est, yerr=err, fmt="o", capsize=5,
-                        label=f"estimate with {label}", **kwargs)
-            ax.margins(x=0.5)
+        if len(run) < 3:  # one or two batches: no path to draw; every measure instead
+            return self._plot_measures(ax, **kwargs)
         else:
             ax.fill_between(run["n_labels"], run["conf_low"], run["conf_high"], alpha=0.25,
                             label=label)
@@ -293,6 +289,29 @@ class ActiveEstimate(EvalResult):
         ax.set_ylabel(self.term)
         ax.set_title(self._title())
         ax.legend(fontsize="small", loc="upper left")
+        return ax
+
+    def _plot_measures(self, ax, **kwargs):
+        """Each measure's estimate with its interval (a forest plot), undefined ones marked."""
+        tab = self.measures()
+        ypos = np.arange(len(tab))[::-1]
+        est = tab["estimate"].to_numpy(float)
+        lo, hi = tab["conf_low"].to_numpy(float), tab["conf_high"].to_numpy(float)
+        ok = np.isfinite(est)
+        ax.errorbar(est[ok], ypos[ok], xerr=[est[ok] - lo[ok], hi[ok] - est[ok]], fmt="o",
+                    capsize=4, label=f"estimate, {100 * self.confidence_level:g}% interval",
+                    **kwargs)
+        for y_, e, h in zip(ypos[ok], est[ok], hi[ok], strict=True):
+            ax.annotate(f"{e:.3f}", (h, y_), xytext=(4, 0), textcoords="offset points",
+                        va="center", fontsize="small")
+        for y_ in ypos[~ok]:
+            ax.annotate("undefined", (0.5, y_), ha="center", va="center", color="firebrick")
+        ax.set_yticks(ypos, tab["term"])
+        ax.set_xlim(-0.02, 1.1) if self.bounded else None
+        ax.set_ylim(-0.7, len(tab) - 0.3)
+        ax.set_xlabel("estimate")
+        ax.set_title(f"{self._title()}: {self.n_labels} labels")
+        ax.legend(fontsize="small", loc="lower right")
         return ax
 
     def _plot_proposal(self, ax, small: bool = False):
