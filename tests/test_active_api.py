@@ -370,9 +370,14 @@ def test_plots_and_reports(pool, tmp_path):
     truth = pool["label"].to_numpy()
     res = active_evaluate(pool["prob"], lambda i: truth[i], 100, predictions=pool["pred"],
                           rng=0)
-    assert res.plot().get_xlabel() == "distinct labels"      # one Axes, inset outside
-    ax = res.plot(ax=plt.subplots()[1])
-    assert ax.get_xlabel() == "distinct labels"
+    ax = res.plot()                      # one batch: every measure with its interval
+    assert ax.get_xlabel() == "estimate"
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(res.measures()["term"])
+    fig, given = plt.subplots()
+    assert res.plot(ax=given) is given
+    batched = active_evaluate(pool["prob"], lambda i: truth[i], 200, predictions=pool["pred"],
+                              rng=0, batch_size=50)
+    assert batched.plot().get_xlabel() == "distinct labels"     # the running estimate
     prop = optimal_proposal(pool["prob"], "recall", predictions=pool["pred"])
     assert prop.plot().get_yscale() == "log"
     assert len(np.asarray(prop)) == len(pool)

@@ -22,6 +22,7 @@ from evalstats._warnings import UndefinedEstimateWarning
 from evalstats.active import ActiveEvaluator, active_design, active_evaluate, estimate_from_labels
 from evalstats.active._batches import BatchDesign, design_sample
 from evalstats.active._design import inclusion_probabilities, pareto_sample, spec_coefficients
+from evalstats.active._intervals import interval
 from evalstats.active._measures import measure_spec
 from evalstats.active._proposals import pool_iv
 
@@ -278,6 +279,39 @@ def test_measures_not_identified_are_nan_with_a_warning(pool):
         for term in ("recall", "f1", "accuracy"):
             assert np.isnan(table.loc[term, "estimate"]) and not table.loc[term, "defined"]
             assert np.isnan(table.loc[term, "conf_low"])
+
+
+def test_no_positive_seen_gives_the_whole_range_not_nan():
+    """Recall when no labeled item is positive (Horvitz–Thompson: B̂ = 0): undefined, NaN
+    estimate, but the interval is [0, 1] — the exact interval from zero relevant trials
+    (Clopper–Pearson with n = 0) — so it still contains the truth. Precision on a pool with
+    no predicted positive has a known zero denominator: NaN interval."""
+    spec_r, spec_p = measure_spec("recall"), measure_spec("precision")
+    pi = np.full(4, 0.4)
+    y0 = np.zeros(4)
+    stats = dict(n_target=pi.sum(), n_unlabeled=10.0, sum_m=0.0, sum_f=[2.0], sum_fm=[0.0],
+                 zero_f1=[0], zero_f0=[0])
+    ds = design_sample(np.arange(4), y0, np.array([1, 0, 1, 0.]), np.zeros(4, int), pi,
+                       np.zeros(4), [stats], "poisson", "horvitz_thompson")
+    r = ds.estimate(spec_r)
+    assert not r["defined"] and r["vacuous"] and np.isnan(r["estimate"])
+    assert interval(r["estimate"], r["std_error"], bounded=True, level=0.95, method="wilson",
+                    n_eff=r["n_eff"], vacuous=r["vacuous"]) == (0.0, 1.0)
+    # with a model (m > 0) B̂ = Σ_U m − (its own estimate) is noise around 0: still vacuous
+    stats_m = dict(stats, sum_m=1.5, sum_fm=[0.6])
+    for est in ("difference", "calibrated"):
+        dm = design_sample(np.arange(4), y0, np.array([1, 0, 1, 0.]), np.zeros(4, int), pi,
+                           np.array([0.2, 0.1, 0.15, 0.05]), [stats_m], "poisson", est)
+        rm = dm.estimate(spec_r)
+        assert rm["vacuous"] and np.isnan(rm["estimate"])
+    stats0 = dict(stats, sum_f=[0.0])
+    ds0 = design_sample(np.arange(4), y0, np.zeros(4), np.zeros(4, int), pi, np.zeros(4),
+                        [stats0], "poisson", "horvitz_thompson")
+    r0 = ds0.estimate(spec_p)
+    assert not r0["defined"] and not r0["vacuous"]
+    lo, hi = interval(r0["estimate"], r0["std_error"], bounded=True, level=0.95,
+                      method="wilson", n_eff=r0["n_eff"], vacuous=r0["vacuous"])
+    assert np.isnan(lo) and np.isnan(hi)
 
 
 def test_constant_scores_give_a_valid_interval():

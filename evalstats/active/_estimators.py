@@ -163,6 +163,7 @@ class ActiveEstimate(EvalResult):
     plug_in: float = float("nan")
     design: str = "with_replacement"
     n_eff: float = float("nan")
+    vacuous: bool = False
 
     INTERVAL_METHODS: ClassVar[tuple[str, ...]] = INTERVAL_METHODS
     pool_size: int = 0
@@ -176,7 +177,8 @@ class ActiveEstimate(EvalResult):
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         return interval(self.estimate, self.std_error, bounded=self.bounded, level=level,
-                        method=method, n_eff=self.n_eff, ess=self.ess, df=self.df)
+                        method=method, n_eff=self.n_eff, ess=self.ess, df=self.df,
+                        vacuous=self.vacuous)
 
     def _title(self) -> str:
         return f"Active estimate of {self.term}"
@@ -218,7 +220,7 @@ class ActiveEstimate(EvalResult):
                 r = self.sample.estimate(spec, m)
                 lo, hi = interval(r["estimate"], r["std_error"], bounded=spec.kind != "squared",
                                   level=level, method=self.interval_method, n_eff=r["n_eff"],
-                                  ess=r["ess"], df=self.df)
+                                  ess=r["ess"], df=self.df, vacuous=r.get("vacuous", False))
                 term = spec.name if m == 0 else f"{model}:{spec.name}"
                 rows.append(dict(term=term, estimate=r["estimate"], std_error=r["std_error"],
                                  conf_low=lo, conf_high=hi, confidence_level=level,
@@ -239,7 +241,8 @@ class ActiveEstimate(EvalResult):
                 r = self.sample.estimate(self.specs[0], 0, n_batches=k)
                 lo, hi = interval(r["estimate"], r["std_error"], bounded=self.bounded,
                                   level=self.confidence_level, method=self.interval_method,
-                                  n_eff=r["n_eff"], ess=r["ess"])
+                                  n_eff=r["n_eff"], ess=r["ess"],
+                                  vacuous=r.get("vacuous", False))
                 rows.append(dict(n_draws=int((self.sample.item_batch < k).sum()),
                                  n_labels=int((self.sample.item_batch < k).sum()),
                                  estimate=r["estimate"], conf_low=lo, conf_high=hi))
@@ -400,4 +403,5 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         zero_width=r["zero_width"], bounded=bounded, proposal_kind=proposal_kind,
         epsilon=epsilon, plug_in=plug_in, pool_size=pool_size, sample=sample,
         specs=tuple(specs), model_names=tuple(model_names),
-        design="pps" if pps else "with_replacement", n_eff=r["n_eff"], **(plot or {}))
+        design="pps" if pps else "with_replacement", n_eff=r["n_eff"],
+        vacuous=bool(r.get("vacuous", False)), **(plot or {}))

@@ -111,7 +111,7 @@ class DesignSample:
         k_used = len(self.batches) if n_batches is None else n_batches
         out = dict(n=self.n_labels, estimate=float("nan"), std_error=float("nan"),
                    defined=False, zero_width=False, ess=0.0, n_eff=float("nan"),
-                   max_weight_share=float("nan"), reason="")
+                   max_weight_share=float("nan"), reason="", vacuous=False)
         if k_used == 0:
             out["reason"] = "no batch labeled yet"
             return out
@@ -125,6 +125,14 @@ class DesignSample:
         f1c0, f1c1, f1d0, f1d1 = (float(v[0]) for v in spec_coefficients(spec, np.ones(1)))
         f0c0, f0c1, f0d0, f0d1 = (float(v[0]) for v in spec_coefficients(spec, np.zeros(1)))
         lam = self.lambdas(k_used)
+        used = self.item_batch < k_used
+        if f1d0 == 0 and f0d0 == 0 and not np.any(d1[used] * y[used] > 0):
+            # the denominator is a count of events (recall: positives) and no labeled item
+            # is one: any B̂ is the model's total minus its own estimate, noise around 0
+            out.update(vacuous=True, reason="no labeled item contributes to its estimated "
+                       "denominator (e.g. no positive seen); the interval is the whole range "
+                       "[0, 1]")
+            return out
         a_hat = b_hat = 0.0
         for k in range(k_used):
             bt = self.batches[k]
@@ -154,7 +162,12 @@ class DesignSample:
             a_hat += lam[k] * a_k
             b_hat += lam[k] * b_k
         if not b_hat > 0:
-            out["reason"] = "the estimated denominator is not positive (e.g. no positive seen)"
+            if f1d1 or f0d1:        # the denominator is estimated from labels: no event seen
+                out.update(vacuous=True, reason="no labeled item contributes to its estimated "
+                           "denominator (e.g. no positive seen); the interval is the whole "
+                           "range [0, 1]")
+            else:                   # the denominator is known (e.g. no predicted positive)
+                out["reason"] = "its denominator is zero on this pool"
             return out
         g = float(np.clip(a_hat / b_hat, 0.0, 1.0))
         var = var_bern = 0.0

@@ -48,15 +48,22 @@ def wilson(p: float, n: float, z: float) -> ConfidenceInterval:
 
 
 def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
-             n_eff: float, ess: float = float("nan"), df: float | None = None
-             ) -> ConfidenceInterval:
+             n_eff: float, ess: float = float("nan"), df: float | None = None,
+             vacuous: bool = False) -> ConfidenceInterval:
     """The interval for ``est`` with standard error ``se`` (see the module docstring).
+
+    An undefined bounded estimate whose sample carries no information on it (``vacuous``:
+    no labeled item entered its estimated denominator, e.g. recall with no positive seen)
+    gets the whole range ``[0, 1]`` — what an exact interval from zero relevant trials
+    says; any other undefined estimate gets ``(nan, nan)``.
 
     ``n_eff`` is the design's effective size used on the boundary (or when ``se = 0``);
     ``ess`` the Kish effective sample size for the logit interval's degrees of freedom;
     ``df`` the degrees of freedom of the critical value (``None``: normal).
     """
     if not np.isfinite(est):
+        if vacuous and bounded:
+            return ConfidenceInterval(0.0, 1.0)
         return ConfidenceInterval(float("nan"), float("nan"))
     z = critical_value(level, df)
     if not bounded:
