@@ -21,6 +21,7 @@ block, a contents list, numbered sections with their plots, and an appendix.
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,14 @@ LATEX_PREAMBLE = r"""\documentclass[11pt]{article}
 \makeatother
 """
 
+
+
+def latex_prose(s: object) -> str:
+    """:func:`latex_escape` for running text: long identifiers (``a_b(...).c_d``) may break
+    after ``_``, ``.`` and ``(`` so a note never runs past the margin."""
+    text = latex_escape(s)
+    text = text.replace("\\_", "\\_\\allowbreak{}")
+    return re.sub(r"([.(])(?=[A-Za-z.\\])", r"\1\\allowbreak{}", text)
 
 def _header_strings(header: Mapping[str, Any], digits) -> dict[str, str]:
     sig = digits if isinstance(digits, int) else 4
@@ -273,7 +282,7 @@ class Report:
         anchor = slug(label) if label else self.anchor
         parts = [f"\\{level}{{{latex_escape(self.title)}}}\\label{{sec:{anchor}}}"]
         if self.finding:
-            parts.append(latex_escape(self.finding))
+            parts.append(latex_prose(self.finding))
         if lay.header:
             rows = "\n".join(
                 f"{latex_escape(k)} & \\parbox[t]{{0.62\\linewidth}}{{\\raggedright "
@@ -288,7 +297,7 @@ class Report:
             parts.append(figure)
         if self.notes:
             parts.append("\\begin{enumerate}\\small\n" + "\n".join(
-                f"  \\item {latex_escape(n)}" for n in self.notes) + "\n\\end{enumerate}")
+                f"  \\item {latex_prose(n)}" for n in self.notes) + "\n\\end{enumerate}")
         if appendix and lay.appendix:
             parts += [_latex_table(t, floats) for t in lay.appendix]
         return "\n\n".join(parts)
