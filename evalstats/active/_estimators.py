@@ -274,7 +274,7 @@ class ActiveEstimate(EvalResult):
         """
         ax = _get_ax(ax)
         self._plot_running(ax, **kwargs)
-        if self.plot_x is not None:
+        if self.plot_x is not None and self.proposal_kind != "passive":   # passive: N·q ≡ 1
             self._plot_proposal(ax.inset_axes([1.04, 0.25, 0.3, 0.5]), small=True)
         return ax
 
