@@ -229,8 +229,9 @@ print(td.groupby("measure")[["covered"]].mean().rename(columns={"covered": "cove
 #   real classifier (`benchmarks/budget_label_reduction.py`, informative-rule coverage).
 #   The default plan (`rules="any"`) covers every rule of the given size.
 #
-# Numbers below are from the full run (connect-4, 3 seeds, 100 rules per rule rate,
-# 2,000 guided and 8,000 random labels); the fast run only shows the same pattern.
+# Numbers below are from the full run of 2026-11-23 (connect-4, 3 seeds, 100 rules per
+# rule rate, 2,000 guided and 8,000 random labels, 16 min on one core); the fast run only
+# shows the same pattern.
 #
 # * **Guided retrieval finds positives** (Figure 4 of the paper), but less strongly than
 #   on covtype: 316-350 positives in 2,000 labels vs 191 expected at random (×1.7-1.8).
@@ -247,16 +248,16 @@ print(td.groupby("measure")[["covered"]].mean().rename(columns={"covered": "cove
 #   prevalence, not the sampling scheme (the notes' sanity flag); the benchmark finds the
 #   same on letter-A.
 # * **Design-based estimates work on an enriched sample**: with 500 labels from each
-#   stratum of a fixed tree surrogate (17 % of the pool predicted positive), the 95 %
-#   intervals of `evaluate_rules` covered the truth for 98 % / 92 % / 92 % of the 100
+#   stratum of a fixed tree surrogate (15 % of the pool predicted positive), the 95 %
+#   intervals of `evaluate_rules` covered the truth for 98 % / 96 % / 92 % of the 100
 #   rules (Pr / Se / Sp; SE ≈ 2.2 %, one shared sample, so not independent replications;
 #   `tests/test_budget_estimates.py` has a seeded 400-replication coverage check).
 # * **Specificity is cheap** under skew: its denominator |S_O−| is large, and every bound
 #   meets ±0.025 with no labels. The paper's Sp variance (eq 3.11, n = |U_R−|) overstates
 #   it (constant-4 half-width 0.0046 vs 0.0010 for exact Bernstein here).
 # * **Bounds vs need**: for ±0.005 on precision (rules of rate 0.05) 4,786 positives were
-#   actually needed; the exact hypergeometric plan asked for 4,845 (×1.01), exact
-#   Bernstein inversion 5,746 (×1.20) and the paper's constant-4 form 6,040 (×1.26). The
+#   actually needed; the exact hypergeometric plan asked for 4,942 (×1.03), exact
+#   Bernstein inversion 5,746 (×1.20) and the paper's constant-4 form 6,060 (×1.27). The
 #   ratios grow where few labels are needed (up to ×9-12 for the Bernstein forms in
 #   `benchmarks/budget_label_reduction.py`). Blind labeling adds many negatives whose
 #   expected mislabel count |B|·ε_O+(U) is *not* small unless ε_O+(U) is (plan table).
