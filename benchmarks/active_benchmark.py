@@ -23,7 +23,9 @@ raw margins), ``sim_rare`` (simulated, 100,000 items, calibrated scores). Positi
 subsampled (negatives kept) because dropping negatives would *raise* the positive rate.
 
 Reported per (pool, method, n_labels, measure): RMSE, bias, RMSE ratio oasis/method for F1,
-95 % coverage with its binomial SE (undefined estimates count as misses), mean width, and
+95 % coverage with its binomial SE (an undefined estimate counts as a miss unless it reports
+an interval: the whole range [0, 1] when no labeled item entered its denominator, counted in
+``undefined_whole_range``), mean width, and
 seconds per run; and the time to build a proposal for a 10-million pool.
 
     python benchmarks/active_benchmark.py --reps 150          # the committed run
@@ -219,9 +221,12 @@ def summarise(raw: pd.DataFrame, truths: dict) -> pd.DataFrame:
         err = est[ok] - t
         lo, hi = g["conf_low"].to_numpy(float), g["conf_high"].to_numpy(float)
         has_ci = np.isfinite(lo).any()
-        cov = float(np.sum(ok & (lo <= t) & (t <= hi)) / n_rep) if has_ci else np.nan
+        # an undefined estimate counts as a miss unless it reports an interval (the whole
+        # range [0, 1] when no labeled item entered its denominator): that is what a user reads
+        cov = float(np.sum((lo <= t) & (t <= hi)) / n_rep) if has_ci else np.nan
         out.append(dict(pool=pool, method=method, budget=budget, measure=measure, truth=t,
                         reps=n_rep, undefined=int((~ok).sum()),
+                        undefined_whole_range=int(np.sum(~ok & (lo == 0) & (hi == 1))),
                         rmse=float(np.sqrt(np.mean(err ** 2))) if ok.any() else np.nan,
                         bias=float(np.mean(err)) if ok.any() else np.nan, coverage=cov,
                         coverage_se=float(np.sqrt(cov * (1 - cov) / n_rep)) if has_ci
