@@ -31,6 +31,7 @@ Usage: ``python benchmarks/cv_coverage.py [--design mean|clf|reg|compare|all] [-
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 import warnings
 from pathlib import Path
@@ -40,9 +41,11 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from evalstats.cv_variance import compare_learners, cv_error_ci
+from evalstats.cv_variance._engine import interval_data_df, ustat_df
 
 RESULTS = Path(__file__).resolve().parent / "results"
 USTAT_INTERVALS = ("log", "logit", "t", "normal")
+DF_RULES = ("calibrated", "estimated", "min")
 
 
 class MeanReg(RegressorMixin, BaseEstimator):
@@ -149,7 +152,7 @@ def cells(ns=(30, 40, 60, 100)):
     return out
 
 
-def one_replication(design, n, g, rng):
+def one_replication(design, n, g, rng, draw_design="pairs"):
     d = DESIGNS[design]
     X, y = d["sim"](n, rng)
     kw = dict(train_size=g, loss=d["loss"], loss_range=d["loss_range"], progress=False)
@@ -157,7 +160,7 @@ def one_replication(design, n, g, rng):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        u = cv_error_ci(d["est"](), X, y, rng=rng, **kw)
+        u = cv_error_ci(d["est"](), X, y, rng=rng, design=draw_design, **kw)
         row.update(ustat_seconds=time.perf_counter() - t0, estimate=u.estimate,
                    std_error=u.std_error, variance=u.variance_estimate,
                    leading_variance=u.leading_variance, variance_mc_se=u.variance_mc_se,
@@ -166,6 +169,16 @@ def one_replication(design, n, g, rng):
         for m in USTAT_INTERVALS:
             row[f"ustat_{m}_low"], row[f"ustat_{m}_high"] = u.conf_int(method=m)
         row["ustat_default_low"], row["ustat_default_high"] = u.conf_int()
+        # the default interval under each rule for its data df (see interval_data_df)
+        scale = u.interval_method
+        est = u.diagnostics.get("data_df_estimated", {}).get(scale, np.nan)
+        row["data_df_estimated"] = est
+        for rule in DF_RULES:
+            df = ustat_df(n, u.variance_estimate, u.variance_mc_se,
+                          interval_data_df(n, g, est, rule))
+            row[f"df_{rule}"] = df
+            lo, hi = dataclasses.replace(u, df=df).conf_int()
+            row[f"ustat_df_{rule}_low"], row[f"ustat_df_{rule}_high"] = lo, hi
         base = ["corrected_t", "naive_t"] + (["nested_cv", "bayle"] if design == "mean" else [])
         for m in base:
             t0 = time.perf_counter()
@@ -190,6 +203,7 @@ def summarise(raw, truths):
         theta = truths[(design, g)][0]
         R = len(grp)
         methods = [f"ustat_{m}" for m in ("default",) + USTAT_INTERVALS] + [
+            f"ustat_df_{r}" for r in DF_RULES if f"ustat_df_{r}_low" in grp] + [
             m for m in ("corrected_t", "naive_t", "nested_cv", "bayle") if f"{m}_low" in grp]
         widths = {}
         for m in methods:
@@ -212,30 +226,33 @@ def summarise(raw, truths):
                                  if "nested_cv" in widths else np.nan),
                 mean_fits=fits, fits_per_second=fits / secs if secs > 0 else np.nan,
                 fallback_rate=grp["fallback"].mean(), mean_draws=grp["n_draws"].mean(),
-                median_df=grp["df"].median()))
+                median_df=(grp[f"df_{m[9:]}"].median() if m.startswith("ustat_df_")
+                           else grp["df"].median())))
     return pd.DataFrame(out)
 
 
-def run_coverage(design, reps, seed, ns):
+def run_coverage(design, reps, seed, ns, only=None, draw_design="pairs"):
     rng = np.random.default_rng(seed)
     truths, rows = {}, []
-    for n, g in cells(ns):
+    for n, g in (only or cells(ns)):
         if (design, g) not in truths:
             truths[(design, g)] = DESIGNS[design]["truth"](g, np.random.default_rng([seed, g]))
         t0 = time.perf_counter()
         for gen in rng.spawn(reps):
-            rows.append(one_replication(design, n, g, gen))
+            rows.append(one_replication(design, n, g, gen, draw_design))
         print(f"{design} n={n} g={g}: {reps} reps in {time.perf_counter() - t0:.0f} s",
               flush=True)
     raw = pd.DataFrame(rows)
     summ = summarise(raw, truths)
     raw.to_csv(RESULTS / f"cv_coverage_{design}_raw.csv", index=False)
     summ.to_csv(RESULTS / f"cv_coverage_{design}.csv", index=False)
-    show = summ[summ.method.isin(["ustat_default", "ustat_t", "corrected_t", "nested_cv"])]
+    show = summ[summ.method.isin(["ustat_default", "ustat_t", "corrected_t", "nested_cv"]
+                                 + [f"ustat_df_{r}" for r in DF_RULES])]
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print(show[["design", "n", "g", "method", "reps", "coverage", "coverage_se",
                     "miss_below", "miss_above", "mean_width", "width_vs_nb",
-                    "width_vs_nested", "mean_fits", "fallback_rate"]].round(3).to_string())
+                    "width_vs_nested", "mean_fits", "fallback_rate",
+                    "median_df"]].round(3).to_string())
     return summ
 
 
@@ -294,10 +311,19 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=None,
                     help="replications per cell (mean 300, clf/reg 100, compare 200)")
     ap.add_argument("--n", type=int, nargs="*", default=[30, 40, 60, 100], help="sample sizes")
+    ap.add_argument("--cells", nargs="*", default=None, metavar="N,G",
+                    help="only these cells, e.g. 100,10 60,15 (development runs)")
+    ap.add_argument("--draw-design", default="pairs", choices=["pairs", "partition"],
+                    help="design= of cv_error_ci in the coverage designs")
+    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--quick", action="store_true", help="a few reps per cell (smoke test)")
     a = ap.parse_args(argv)
+    global RESULTS
+    if a.out:
+        RESULTS = Path(a.out)
     RESULTS.mkdir(exist_ok=True)
+    only = [tuple(int(v) for v in c.split(",")) for c in a.cells] if a.cells else None
     designs = ["mean", "clf", "reg", "compare"] if a.design == "all" else [a.design]
     default_reps = {"mean": 300, "clf": 100, "reg": 100, "compare": 200}
     for d in designs:
@@ -305,7 +331,7 @@ def main(argv=None):
         if d == "compare":
             run_compare(reps, a.seed)
         else:
-            run_coverage(d, reps, a.seed, a.n)
+            run_coverage(d, reps, a.seed, a.n, only, a.draw_design)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,16 @@ from .._validation import rng_alias
 from .._warnings import Notes, SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import cv_error_ci_iv
-from ._engine import data_df, finish_variance, hoeffding, make_seed, run_draws, ustat_df
+from ._draws import projection_df
+from ._engine import (
+    data_df,
+    finish_variance,
+    hoeffding,
+    interval_data_df,
+    make_seed,
+    run_draws,
+    ustat_df,
+)
 from ._results import CVErrorResult, transformed_ok
 
 __all__ = ["cv_error_ci", "ustat_call"]
@@ -201,8 +210,13 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
     if n < 3 * (g + 1):
         notes.add(f"n = {n} is close to the minimum 2g + 2 = {2 * g + 2}: V̂ has few degrees "
                   "of freedom and the interval is wide.")
+    y01 = args.y if args.loss == "auc" else None
+    est_df = {m: projection_df(acc, agg["theta"], g, y01, m, args.bounds)
+              for m in ("t", "log", "logit")} if g > 0 else {}
+    scale = "t" if interval == "normal" else interval
     df = None if interval == "normal" else ustat_df(
-        n, agg["variance"], agg["variance_mc_se"], data_df(n, g))
+        n, agg["variance"], agg["variance_mc_se"],
+        interval_data_df(n, g, est_df.get(scale, float("nan"))))
     hb, hn = hoeffding(args.bounds, agg["variance"], args.mc_tol, agg["n_draws"])
     call = ustat_call("cv_error_ci", args, seed,
                       dict(interval=interval, draws_used=agg["n_draws"]))
@@ -210,7 +224,8 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
         estimate=agg["theta"], std_error=float(np.sqrt(var)),
         confidence_level=args.confidence_level, method="ustat",
         term="auc" if args.loss == "auc" else "expected loss", n=n, n_unit="observations",
-        df=df, call=call, diagnostics=dict(xi=agg["xi"], kernel_variance=agg["kernel_variance"]),
+        df=df, call=call, diagnostics=dict(xi=agg["xi"], kernel_variance=agg["kernel_variance"],
+                         data_df_estimated=est_df, data_df_calibrated=data_df(n, g)),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method=interval,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],
