@@ -108,7 +108,9 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
         AUC, a callable with finite ``loss_range``), ``"log"`` for other non-negative
         losses, ``"t"`` otherwise — the transformed intervals are chosen by
         ``benchmarks/cv_coverage.py`` (see Notes). The quantile is a t quantile with the
-        Satterthwaite df of :func:`ustat_df` (data part from :func:`data_df`).
+        Satterthwaite df of :func:`ustat_df`; its data part is the smaller of the
+        calibrated (n − 1)/3 (:func:`data_df`) and the df estimated from the draws on
+        the interval's scale (:func:`interval_data_df`; both are in ``diagnostics``).
     design : {"pairs", "partition"}
         One draw is a pair of disjoint random learning sets (2 fits), or a random
         partition into r = ⌊n/g⌋ learning sets (r fits and all r(r − 1)/2 disjoint pairs:
@@ -154,10 +156,14 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     The standard error is √(V̂ + se_MC(Θ̂)²). Θ̂ and V̂ are strongly correlated for
     skewed losses (corr(Θ̂, √V̂) ≈ 0.75 for the squared loss of a mean predictor), so a
     symmetric interval misses mostly below θ; the log (logit) interval removes most of
-    that. V̂ itself is noisy at small n (its data df is far below n − 1 once g > 0);
-    :func:`data_df` splits V into its first-order part (estimated from the same draws,
-    ≈ n − 1 df) and a higher-order remainder (≈ n/(2g+2) − 1 df). Coverage measured by
-    ``benchmarks/cv_coverage.py`` is in ``benchmarks/README.md``.
+    that. V̂ itself is noisy at small n (its data df is far below n − 1 once g > 0).
+    The df is estimated from the same draws by the delta method on the first-order
+    (Hoeffding) projections of Θ̂ (:func:`~evalstats.cv_variance._draws.projection_df`:
+    2/Var(δ log R), R the squared standard error on the interval's scale; Satterthwaite
+    1946). That estimate rests on fourth moments of the per-observation projections,
+    which are biased low for skewed losses at small n, so it is used only to *lower* the
+    calibrated (n − 1)/3 (``diagnostics["data_df_estimated"]`` holds it for every scale).
+    Coverage measured by ``benchmarks/cv_coverage.py`` is in ``benchmarks/README.md``.
 
     References
     ----------

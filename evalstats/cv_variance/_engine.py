@@ -141,17 +141,19 @@ def finish_variance(agg, acc_stream, args, notes) -> tuple[float, float, str]:
 
 
 def data_df(n: int, g: int) -> float:
-    r"""Data degrees of freedom of the relative variance V̂/Θ̂² (before Monte-Carlo noise).
+    r"""Calibrated data degrees of freedom of V̂/Θ̂² (before Monte-Carlo noise).
 
-    With g = 0, V̂ = s²/n exactly and has n − 1 degrees of freedom. For g ≥ 1 V̂ is far
-    noisier: its higher-order terms are determined by only about n/(2g + 2) disjoint
-    blocks. Measured on the closed-form mean-predictor design (``benchmarks/
-    cv_coverage.py``, 300 data sets per cell), 2E[R]²/Var(R) for R = V̂/Θ̂² is 10–18 for
-    n = 30–100 (g = 5–25) while 2V²/Var(V̂) is only 3.5–11.5: on the log scale the
-    correlation of Θ̂ and V̂ cancels much of the noise. We use ν_data = (n − 1)/3
-    (≈ 10 at n = 30, 33 at n = 100), a *calibrated* value, not an estimate from the
-    draws (a delete-one jackknife of V̂ over observations was dominated by Monte-Carlo
-    noise at practical numbers of draws).
+    With g = 0, V̂ = s²/n exactly and has n − 1 degrees of freedom. For g ≥ 1 we use
+    ν_data = (n − 1)/3 (≈ 10 at n = 30, 33 at n = 100). It is the first-order
+    (Hoeffding-projection) delta-method value of the log-scale df in the closed-form
+    mean-predictor design: with ψ_k = (1 + 1/g)(y_k² − 1) the projection of Θ̂ and
+    Θ = 1 + 1/g, 2nσ⁴/Var(ψ² − 2σ²ψ/Θ) = n/3 (χ²₁ central moments 2, 8, 60;
+    :func:`~evalstats.cv_variance._draws.projection_df` computes the same quantity from
+    the draws). Measured there (``benchmarks/cv_coverage.py``, 200 data sets per cell),
+    2/Var(log(V̂/Θ̂²)) is 12–34 for n = 30–100; 2V²/Var(V̂) on the t scale only 3.6–13.5.
+    The squared loss of a Gaussian response is a heavy-tailed case, so the value is
+    conservative for bounded losses. :func:`interval_data_df` lowers it when the
+    estimate from the draws is smaller.
     """
     if g == 0:
         return float(n - 1)
