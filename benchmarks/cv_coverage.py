@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from evalstats.cv_variance import compare_learners, cv_error_ci
@@ -271,7 +272,12 @@ def _compare_rep(n, g, mu, rng, baselines=True):
         t0 = time.perf_counter()
         r = compare_learners(MeanReg(), MeanReg(0.5), X, y, rng=rng, **kw)
         row.update(estimate=r.estimate, p_ustat=r.p_value, draws=r.n_draws, df=r.df,
-                   fallback=bool(r.variance_fallback), seconds=time.perf_counter() - t0)
+                   fallback=bool(r.variance_fallback), seconds=time.perf_counter() - t0,
+                   std_error=r.std_error, data_df_estimated=r.diagnostics["data_df_estimated"])
+        for rule in DF_RULES:  # the p-value under each rule for the data df
+            df = ustat_df(n, r.variance_estimate, r.variance_mc_se,
+                          interval_data_df(n, g, row["data_df_estimated"], rule))
+            row[f"p_ustat_df_{rule}"] = float(2 * stats.t.sf(abs(r.statistic), df))
         for m in ("corrected_t", "5x2cv") if baselines else ():
             row[f"p_{m}"] = compare_learners(MeanReg(), MeanReg(0.5), X, y, method=m,
                                              rng=rng, **kw).p_value
@@ -284,7 +290,7 @@ def _mu_at(g, shift):
 
 
 def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), pilot=40,
-                steps=2):
+                steps=2, null_only=False):
     """Type-I error at H0 and power at a difference of 3 *true* SEs of the estimator.
 
     The sd of Θ̂_A − Θ̂_B grows with μ, so the alternative solves diff(μ) = 3·sd(μ) by
@@ -299,6 +305,15 @@ def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), p
     for n, g in settings:
         mu0 = np.sqrt(3 / g)
         null = pd.DataFrame([_compare_rep(n, g, mu0, gen) for gen in rng.spawn(reps)])
+        if null_only:
+            out += [dict(n=n, g=g, hypothesis="H0", method=m, reps=reps,
+                         rejection_rate=np.mean(null[f"p_{m}"] < 0.05),
+                         median_df_estimated=null.data_df_estimated.median())
+                    for m in ("ustat",) + tuple(f"ustat_df_{r}" for r in DF_RULES)]
+            for _ in range(steps):  # keep the random streams of the full run
+                rng.spawn(pilot)
+            rng.spawn(reps)
+            continue
         sd = null.estimate.std(ddof=1)
         mu1 = _mu_at(g, 3 * sd)
         for _ in range(steps):
@@ -308,7 +323,7 @@ def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), p
         alt = pd.DataFrame([_compare_rep(n, g, mu1, gen) for gen in rng.spawn(reps)])
         for hyp, df, diff in (("H0", null, 0.0), ("3 SE", alt, 0.75 / g - 0.25 * mu1 ** 2)):
             z = abs(diff) / df.estimate.std(ddof=1)  # realised difference in SE units
-            for m in ("ustat", "corrected_t", "5x2cv"):
+            for m in ("ustat", "corrected_t", "5x2cv") + tuple(f"ustat_df_{r}" for r in DF_RULES):
                 p = df[f"p_{m}"].to_numpy(float)
                 rej = np.mean(p < 0.05)  # NaN p-value: no rejection
                 crit = np.nanquantile(null[f"p_{m}"].to_numpy(float), 0.05)
@@ -319,12 +334,15 @@ def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), p
                                 null_p_quantile_05=crit, size_adjusted_power=adj,
                                 fallback_rate=df.fallback.mean() if m == "ustat" else np.nan,
                                 median_df=df.df.median() if m == "ustat" else np.nan,
+                                median_df_estimated=(df.data_df_estimated.median()
+                                                     if m == "ustat" else np.nan),
                                 mean_draws=df.draws.mean() if m == "ustat" else np.nan,
                                 max_draws=df.draws.max() if m == "ustat" else np.nan,
                                 mean_seconds=df.seconds.mean() if m == "ustat" else np.nan))
         print(f"compare n={n} g={g} done", flush=True)
     res = pd.DataFrame(out)
-    res.to_csv(RESULTS / "cv_compare.csv", index=False)
+    res.to_csv(RESULTS / ("cv_compare_null_df_rules.csv" if null_only else "cv_compare.csv"),
+               index=False)
     with pd.option_context("display.width", 200):
         print(res.round(3).to_string())
     return res
@@ -338,6 +356,9 @@ def main(argv=None):
     ap.add_argument("--n", type=int, nargs="*", default=[30, 40, 60, 100], help="sample sizes")
     ap.add_argument("--cells", nargs="*", default=None, metavar="N,G",
                     help="only these cells, e.g. 100,10 60,15 (development runs)")
+    ap.add_argument("--null-only", action="store_true",
+                    help="compare: type-I error only, under each df rule "
+                         "(cv_compare_null_df_rules.csv)")
     ap.add_argument("--draw-design", default="pairs", choices=["pairs", "partition"],
                     help="design= of cv_error_ci in the coverage designs")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
@@ -354,7 +375,9 @@ def main(argv=None):
     for d in designs:
         reps = 3 if a.quick else (a.reps or default_reps[d])
         if d == "compare":
-            run_compare(reps, a.seed)
+            settings = ([(n, g) for n, g in only] if only
+                        else ((30, 5), (40, 10), (60, 10), (100, 25)))
+            run_compare(reps, a.seed, settings, null_only=a.null_only)
         else:
             run_coverage(d, reps, a.seed, a.n, only, a.draw_design)
 
