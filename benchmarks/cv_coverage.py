@@ -20,29 +20,36 @@ counted as it comes out (never dropped).
 
 ``compare``  two strongly correlated learners on the mean design: A = training mean,
 B = 0.5 × training mean; with E Y = μ, θ_A − θ_B = 0.75/g − 0.25μ². μ² = 3/g gives H0;
-the alternative shifts the difference by 3 × (the sd of Θ̂_A − Θ̂_B measured under H0).
-Type-I error and power of ``compare_learners`` (ustat) vs corrected t and 5x2cv.
+the alternative is a difference of 3 × the true sd of Θ̂_A − Θ̂_B *at the alternative*
+(fixed-point steps with pilot replications; the realised multiple is reported). Type-I
+error, power and size-adjusted power (equal type-I) of ``compare_learners`` (ustat) vs
+corrected t and 5x2cv.
 
 Usage: ``python benchmarks/cv_coverage.py [--design mean|clf|reg|compare|all] [--reps R]
 [--quick]``. Writes ``benchmarks/results/cv_coverage_<design>.csv`` (summary),
-``cv_coverage_<design>_raw.csv`` (per replication) and ``cv_compare.csv``.
+``cv_coverage_<design>_raw.csv`` (per replication) and ``cv_compare.csv``; with
+``--draw-design partition`` the coverage files are ``cv_coverage_<design>_partition*.csv``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from evalstats.cv_variance import compare_learners, cv_error_ci
+from evalstats.cv_variance._engine import interval_data_df, ustat_df
 
 RESULTS = Path(__file__).resolve().parent / "results"
 USTAT_INTERVALS = ("log", "logit", "t", "normal")
+DF_RULES = ("calibrated", "estimated", "min")
 
 
 class MeanReg(RegressorMixin, BaseEstimator):
@@ -149,7 +156,7 @@ def cells(ns=(30, 40, 60, 100)):
     return out
 
 
-def one_replication(design, n, g, rng):
+def one_replication(design, n, g, rng, draw_design="pairs"):
     d = DESIGNS[design]
     X, y = d["sim"](n, rng)
     kw = dict(train_size=g, loss=d["loss"], loss_range=d["loss_range"], progress=False)
@@ -157,7 +164,7 @@ def one_replication(design, n, g, rng):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        u = cv_error_ci(d["est"](), X, y, rng=rng, **kw)
+        u = cv_error_ci(d["est"](), X, y, rng=rng, design=draw_design, **kw)
         row.update(ustat_seconds=time.perf_counter() - t0, estimate=u.estimate,
                    std_error=u.std_error, variance=u.variance_estimate,
                    leading_variance=u.leading_variance, variance_mc_se=u.variance_mc_se,
@@ -166,6 +173,16 @@ def one_replication(design, n, g, rng):
         for m in USTAT_INTERVALS:
             row[f"ustat_{m}_low"], row[f"ustat_{m}_high"] = u.conf_int(method=m)
         row["ustat_default_low"], row["ustat_default_high"] = u.conf_int()
+        # the default interval under each rule for its data df (see interval_data_df)
+        scale = u.interval_method
+        est = u.diagnostics.get("data_df_estimated", {}).get(scale, np.nan)
+        row["data_df_estimated"] = est
+        for rule in DF_RULES:
+            df = ustat_df(n, u.variance_estimate, u.variance_mc_se,
+                          interval_data_df(n, g, est, rule))
+            row[f"df_{rule}"] = df
+            lo, hi = dataclasses.replace(u, df=df).conf_int()
+            row[f"ustat_df_{rule}_low"], row[f"ustat_df_{rule}_high"] = lo, hi
         base = ["corrected_t", "naive_t"] + (["nested_cv", "bayle"] if design == "mean" else [])
         for m in base:
             t0 = time.perf_counter()
@@ -190,6 +207,7 @@ def summarise(raw, truths):
         theta = truths[(design, g)][0]
         R = len(grp)
         methods = [f"ustat_{m}" for m in ("default",) + USTAT_INTERVALS] + [
+            f"ustat_df_{r}" for r in DF_RULES if f"ustat_df_{r}_low" in grp] + [
             m for m in ("corrected_t", "naive_t", "nested_cv", "bayle") if f"{m}_low" in grp]
         widths = {}
         for m in methods:
@@ -212,35 +230,39 @@ def summarise(raw, truths):
                                  if "nested_cv" in widths else np.nan),
                 mean_fits=fits, fits_per_second=fits / secs if secs > 0 else np.nan,
                 fallback_rate=grp["fallback"].mean(), mean_draws=grp["n_draws"].mean(),
-                median_df=grp["df"].median()))
+                median_df=(grp[f"df_{m[9:]}"].median() if m.startswith("ustat_df_")
+                           else grp["df"].median())))
     return pd.DataFrame(out)
 
 
-def run_coverage(design, reps, seed, ns):
+def run_coverage(design, reps, seed, ns, only=None, draw_design="pairs"):
     rng = np.random.default_rng(seed)
     truths, rows = {}, []
-    for n, g in cells(ns):
+    for n, g in (only or cells(ns)):
         if (design, g) not in truths:
             truths[(design, g)] = DESIGNS[design]["truth"](g, np.random.default_rng([seed, g]))
         t0 = time.perf_counter()
         for gen in rng.spawn(reps):
-            rows.append(one_replication(design, n, g, gen))
+            rows.append(one_replication(design, n, g, gen, draw_design))
         print(f"{design} n={n} g={g}: {reps} reps in {time.perf_counter() - t0:.0f} s",
               flush=True)
     raw = pd.DataFrame(rows)
     summ = summarise(raw, truths)
-    raw.to_csv(RESULTS / f"cv_coverage_{design}_raw.csv", index=False)
-    summ.to_csv(RESULTS / f"cv_coverage_{design}.csv", index=False)
-    show = summ[summ.method.isin(["ustat_default", "ustat_t", "corrected_t", "nested_cv"])]
+    tag = design if draw_design == "pairs" else f"{design}_{draw_design}"
+    raw.to_csv(RESULTS / f"cv_coverage_{tag}_raw.csv", index=False)
+    summ.to_csv(RESULTS / f"cv_coverage_{tag}.csv", index=False)
+    show = summ[summ.method.isin(["ustat_default", "ustat_t", "corrected_t", "nested_cv"]
+                                 + [f"ustat_df_{r}" for r in DF_RULES])]
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print(show[["design", "n", "g", "method", "reps", "coverage", "coverage_se",
                     "miss_below", "miss_above", "mean_width", "width_vs_nb",
-                    "width_vs_nested", "mean_fits", "fallback_rate"]].round(3).to_string())
+                    "width_vs_nested", "mean_fits", "fallback_rate",
+                    "median_df"]].round(3).to_string())
     return summ
 
 
 # -- compare_learners -----------------------------------------------------------------------
-def _compare_rep(n, g, mu, rng):
+def _compare_rep(n, g, mu, rng, baselines=True):
     y = rng.normal(size=n) + mu
     X = np.zeros((n, 1))
     kw = dict(train_size=g, loss="squared", progress=False)
@@ -249,40 +271,78 @@ def _compare_rep(n, g, mu, rng):
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
         r = compare_learners(MeanReg(), MeanReg(0.5), X, y, rng=rng, **kw)
-        row.update(estimate=r.estimate, p_ustat=r.p_value, draws=r.n_draws,
-                   fallback=bool(r.variance_fallback), seconds=time.perf_counter() - t0)
-        for m in ("corrected_t", "5x2cv"):
+        row.update(estimate=r.estimate, p_ustat=r.p_value, draws=r.n_draws, df=r.df,
+                   fallback=bool(r.variance_fallback), seconds=time.perf_counter() - t0,
+                   std_error=r.std_error, data_df_estimated=r.diagnostics["data_df_estimated"])
+        for rule in DF_RULES:  # the p-value under each rule for the data df
+            df = ustat_df(n, r.variance_estimate, r.variance_mc_se,
+                          interval_data_df(n, g, row["data_df_estimated"], rule))
+            row[f"p_ustat_df_{rule}"] = float(2 * stats.t.sf(abs(r.statistic), df))
+        for m in ("corrected_t", "5x2cv") if baselines else ():
             row[f"p_{m}"] = compare_learners(MeanReg(), MeanReg(0.5), X, y, method=m,
                                              rng=rng, **kw).p_value
     return row
 
 
-def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25))):
+def _mu_at(g, shift):
+    """μ with θ_A − θ_B = 0.75/g − 0.25μ² = −shift."""
+    return np.sqrt((0.75 / g + shift) / 0.25)
+
+
+def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), pilot=40,
+                steps=2, null_only=False):
+    """Type-I error at H0 and power at a difference of 3 *true* SEs of the estimator.
+
+    The sd of Θ̂_A − Θ̂_B grows with μ, so the alternative solves diff(μ) = 3·sd(μ) by
+    ``steps`` fixed-point steps, each with a ``pilot``-replication estimate of sd(μ) (U-stat
+    only); the realised difference in SE units is then measured on the ``reps`` final
+    replications and reported. Size-adjusted power (``*_adj``): rejection at p below the
+    empirical 5 % quantile of the method's own null p-values, i.e. every method at the same
+    type-I error 0.05.
+    """
     rng = np.random.default_rng(seed)
     out = []
     for n, g in settings:
         mu0 = np.sqrt(3 / g)
         null = pd.DataFrame([_compare_rep(n, g, mu0, gen) for gen in rng.spawn(reps)])
+        if null_only:
+            out += [dict(n=n, g=g, hypothesis="H0", method=m, reps=reps,
+                         rejection_rate=np.mean(null[f"p_{m}"] < 0.05),
+                         median_df_estimated=null.data_df_estimated.median())
+                    for m in ("ustat",) + tuple(f"ustat_df_{r}" for r in DF_RULES)]
+            for _ in range(steps):  # keep the random streams of the full run
+                rng.spawn(pilot)
+            rng.spawn(reps)
+            continue
         sd = null.estimate.std(ddof=1)
-        mu1 = np.sqrt((0.75 / g + 3 * sd) / 0.25)  # θ_A − θ_B = −3 sd (sd under H0)
-        # the sd grows with μ: one fixed-point step with a 40-replication pilot at μ1
-        pilot = pd.DataFrame([_compare_rep(n, g, mu1, gen) for gen in rng.spawn(40)])
-        mu1 = np.sqrt((0.75 / g + 3 * pilot.estimate.std(ddof=1)) / 0.25)
+        mu1 = _mu_at(g, 3 * sd)
+        for _ in range(steps):
+            pil = pd.DataFrame([_compare_rep(n, g, mu1, gen, baselines=False)
+                                for gen in rng.spawn(pilot)])
+            mu1 = _mu_at(g, 3 * pil.estimate.std(ddof=1))
         alt = pd.DataFrame([_compare_rep(n, g, mu1, gen) for gen in rng.spawn(reps)])
         for hyp, df, diff in (("H0", null, 0.0), ("3 SE", alt, 0.75 / g - 0.25 * mu1 ** 2)):
             z = abs(diff) / df.estimate.std(ddof=1)  # realised difference in SE units
-            for m in ("ustat", "corrected_t", "5x2cv"):
-                rej = (df[f"p_{m}"] < 0.05).mean()
+            for m in ("ustat", "corrected_t", "5x2cv") + tuple(f"ustat_df_{r}" for r in DF_RULES):
+                p = df[f"p_{m}"].to_numpy(float)
+                rej = np.mean(p < 0.05)  # NaN p-value: no rejection
+                crit = np.nanquantile(null[f"p_{m}"].to_numpy(float), 0.05)
+                adj = np.mean(p <= crit) if hyp != "H0" else np.nan
                 out.append(dict(n=n, g=g, hypothesis=hyp, true_difference=diff,
                                 difference_in_se=z, method=m, reps=reps, rejection_rate=rej,
                                 rejection_se=np.sqrt(rej * (1 - rej) / reps),
+                                null_p_quantile_05=crit, size_adjusted_power=adj,
                                 fallback_rate=df.fallback.mean() if m == "ustat" else np.nan,
+                                median_df=df.df.median() if m == "ustat" else np.nan,
+                                median_df_estimated=(df.data_df_estimated.median()
+                                                     if m == "ustat" else np.nan),
                                 mean_draws=df.draws.mean() if m == "ustat" else np.nan,
                                 max_draws=df.draws.max() if m == "ustat" else np.nan,
                                 mean_seconds=df.seconds.mean() if m == "ustat" else np.nan))
         print(f"compare n={n} g={g} done", flush=True)
     res = pd.DataFrame(out)
-    res.to_csv(RESULTS / "cv_compare.csv", index=False)
+    res.to_csv(RESULTS / ("cv_compare_null_df_rules.csv" if null_only else "cv_compare.csv"),
+               index=False)
     with pd.option_context("display.width", 200):
         print(res.round(3).to_string())
     return res
@@ -294,18 +354,32 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=None,
                     help="replications per cell (mean 300, clf/reg 100, compare 200)")
     ap.add_argument("--n", type=int, nargs="*", default=[30, 40, 60, 100], help="sample sizes")
+    ap.add_argument("--cells", nargs="*", default=None, metavar="N,G",
+                    help="only these cells, e.g. 100,10 60,15 (development runs)")
+    ap.add_argument("--null-only", action="store_true",
+                    help="compare: type-I error only, under each df rule "
+                         "(cv_compare_null_df_rules.csv)")
+    ap.add_argument("--draw-design", default="pairs", choices=["pairs", "partition"],
+                    help="design= of cv_error_ci in the coverage designs")
+    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--quick", action="store_true", help="a few reps per cell (smoke test)")
     a = ap.parse_args(argv)
+    global RESULTS
+    if a.out:
+        RESULTS = Path(a.out)
     RESULTS.mkdir(exist_ok=True)
+    only = [tuple(int(v) for v in c.split(",")) for c in a.cells] if a.cells else None
     designs = ["mean", "clf", "reg", "compare"] if a.design == "all" else [a.design]
     default_reps = {"mean": 300, "clf": 100, "reg": 100, "compare": 200}
     for d in designs:
         reps = 3 if a.quick else (a.reps or default_reps[d])
         if d == "compare":
-            run_compare(reps, a.seed)
+            settings = ([(n, g) for n, g in only] if only
+                        else ((30, 5), (40, 10), (60, 10), (100, 25)))
+            run_compare(reps, a.seed, settings, null_only=a.null_only)
         else:
-            run_coverage(d, reps, a.seed, a.n)
+            run_coverage(d, reps, a.seed, a.n, only, a.draw_design)
 
 
 if __name__ == "__main__":

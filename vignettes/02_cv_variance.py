@@ -106,7 +106,8 @@ print(sim.round(3))
 # directly with an unbiased variance estimate. Θ̂ and V̂ are strongly correlated for
 # skewed losses, so by default the interval is built on the log scale (logit for bounded
 # losses such as the 0-1 loss and the AUC) with a t quantile whose degrees of freedom
-# combine a calibrated data part and the Monte-Carlo noise of V̂ (`ustat_df`). Full study:
+# combine a data part — the calibrated (n − 1)/3, lowered when the df estimated from the
+# draws (`projection_df`) is smaller — and the Monte-Carlo noise of V̂ (`ustat_df`). Full study:
 # `benchmarks/cv_coverage.py` (results in `benchmarks/README.md`).
 #
 # ## 3. The U-statistic interval on spambase

@@ -10,7 +10,8 @@ variance, df), ``_draws`` (one draw), ``_baselines`` (peer methods), ``_results`
 from ._checks import INTERVALS, METHODS
 from ._compare import compare_learners
 from ._cv_error_ci import cv_error_ci
-from ._engine import data_df, ustat_df
+from ._draws import projection_df
+from ._engine import data_df, interval_data_df, ustat_df
 from ._results import INTERVAL_METHODS, CompareLearnersResult, CVErrorResult
 
 __all__ = [
@@ -19,6 +20,8 @@ __all__ = [
     "INTERVAL_METHODS",
     "ustat_df",
     "data_df",
+    "interval_data_df",
+    "projection_df",
     "cv_error_ci",
     "compare_learners",
     "CVErrorResult",

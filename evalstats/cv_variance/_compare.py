@@ -14,8 +14,16 @@ from .._warnings import SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import compare_learners_iv
 from ._cv_error_ci import ustat_call
-from ._draws import aggregate
-from ._engine import data_df, finish_variance, hoeffding, make_seed, run_draws, ustat_df
+from ._draws import aggregate, projection_df
+from ._engine import (
+    data_df,
+    finish_variance,
+    hoeffding,
+    interval_data_df,
+    make_seed,
+    run_draws,
+    ustat_df,
+)
 from ._results import CompareLearnersResult
 
 __all__ = ["compare_learners"]
@@ -90,8 +98,10 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     agg_a, agg_b = aggregate(rows, 0), aggregate(rows, 1)
     var, v1, fallback = finish_variance(agg, acc[2], args, notes)
     se = float(np.sqrt(var))
+    est_df = projection_df(acc[2], agg["theta"], g, args.y if args.loss == "auc" else None,
+                           "t", args.bounds) if g > 0 else float("nan")
     df = ustat_df(n, agg["variance"], agg["variance_mc_se"],
-                  data_df(n, g))
+                  interval_data_df(n, g, est_df))
     stat = agg["theta"] / se if se > 0 else float("nan")
     p = float(2 * stats.t.sf(abs(stat), df)) if np.isfinite(stat) else float("nan")
     if not np.isfinite(stat):
@@ -110,7 +120,8 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         method="ustat", term=f"difference in {'auc' if args.loss == 'auc' else 'expected loss'}",
         n=n, df=df, call=call,
         diagnostics=dict(xi=agg["xi"], variance_a=agg_a["variance"],
-                         variance_b=agg_b["variance"]),
+                         variance_b=agg_b["variance"], data_df_estimated=est_df,
+                         data_df_calibrated=data_df(n, g)),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method="t",
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],

@@ -22,7 +22,16 @@ from .._validation import rng_alias
 from .._warnings import Notes, SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import cv_error_ci_iv
-from ._engine import data_df, finish_variance, hoeffding, make_seed, run_draws, ustat_df
+from ._draws import projection_df
+from ._engine import (
+    data_df,
+    finish_variance,
+    hoeffding,
+    interval_data_df,
+    make_seed,
+    run_draws,
+    ustat_df,
+)
 from ._results import CVErrorResult, transformed_ok
 
 __all__ = ["cv_error_ci", "ustat_call"]
@@ -99,7 +108,9 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
         AUC, a callable with finite ``loss_range``), ``"log"`` for other non-negative
         losses, ``"t"`` otherwise — the transformed intervals are chosen by
         ``benchmarks/cv_coverage.py`` (see Notes). The quantile is a t quantile with the
-        Satterthwaite df of :func:`ustat_df` (data part from :func:`data_df`).
+        Satterthwaite df of :func:`ustat_df`; its data part is the smaller of the
+        calibrated (n − 1)/3 (:func:`data_df`) and the df estimated from the draws on
+        the interval's scale (:func:`interval_data_df`; both are in ``diagnostics``).
     design : {"pairs", "partition"}
         One draw is a pair of disjoint random learning sets (2 fits), or a random
         partition into r = ⌊n/g⌋ learning sets (r fits and all r(r − 1)/2 disjoint pairs:
@@ -145,10 +156,14 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     The standard error is √(V̂ + se_MC(Θ̂)²). Θ̂ and V̂ are strongly correlated for
     skewed losses (corr(Θ̂, √V̂) ≈ 0.75 for the squared loss of a mean predictor), so a
     symmetric interval misses mostly below θ; the log (logit) interval removes most of
-    that. V̂ itself is noisy at small n (its data df is far below n − 1 once g > 0);
-    :func:`data_df` splits V into its first-order part (estimated from the same draws,
-    ≈ n − 1 df) and a higher-order remainder (≈ n/(2g+2) − 1 df). Coverage measured by
-    ``benchmarks/cv_coverage.py`` is in ``benchmarks/README.md``.
+    that. V̂ itself is noisy at small n (its data df is far below n − 1 once g > 0).
+    The df is estimated from the same draws by the delta method on the first-order
+    (Hoeffding) projections of Θ̂ (:func:`~evalstats.cv_variance._draws.projection_df`:
+    2/Var(δ log R), R the squared standard error on the interval's scale; Satterthwaite
+    1946). That estimate rests on fourth moments of the per-observation projections,
+    which are biased low for skewed losses at small n, so it is used only to *lower* the
+    calibrated (n − 1)/3 (``diagnostics["data_df_estimated"]`` holds it for every scale).
+    Coverage measured by ``benchmarks/cv_coverage.py`` is in ``benchmarks/README.md``.
 
     References
     ----------
@@ -201,8 +216,13 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
     if n < 3 * (g + 1):
         notes.add(f"n = {n} is close to the minimum 2g + 2 = {2 * g + 2}: V̂ has few degrees "
                   "of freedom and the interval is wide.")
+    y01 = args.y if args.loss == "auc" else None
+    est_df = {m: projection_df(acc, agg["theta"], g, y01, m, args.bounds)
+              for m in ("t", "log", "logit")} if g > 0 else {}
+    scale = "t" if interval == "normal" else interval
     df = None if interval == "normal" else ustat_df(
-        n, agg["variance"], agg["variance_mc_se"], data_df(n, g))
+        n, agg["variance"], agg["variance_mc_se"],
+        interval_data_df(n, g, est_df.get(scale, float("nan"))))
     hb, hn = hoeffding(args.bounds, agg["variance"], args.mc_tol, agg["n_draws"])
     call = ustat_call("cv_error_ci", args, seed,
                       dict(interval=interval, draws_used=agg["n_draws"]))
@@ -210,7 +230,8 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
         estimate=agg["theta"], std_error=float(np.sqrt(var)),
         confidence_level=args.confidence_level, method="ustat",
         term="auc" if args.loss == "auc" else "expected loss", n=n, n_unit="observations",
-        df=df, call=call, diagnostics=dict(xi=agg["xi"], kernel_variance=agg["kernel_variance"]),
+        df=df, call=call, diagnostics=dict(xi=agg["xi"], kernel_variance=agg["kernel_variance"],
+                         data_df_estimated=est_df, data_df_calibrated=data_df(n, g)),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method=interval,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["BUILTIN_LOSSES", "DrawTask", "aggregate", "fit_predict", "case_losses",
-           "single_threaded", "leading_variance"]
+           "single_threaded", "leading_variance", "projection_terms", "projection_df"]
 
 #: declared ranges of the built-in losses (``auc`` is a score, higher is better)
 BUILTIN_LOSSES = {"zero_one": (0.0, 1.0), "squared": (0.0, np.inf), "log": (0.0, np.inf),
@@ -324,3 +324,78 @@ def aggregate(rows: np.ndarray, stream: int) -> dict[str, float]:
     return dict(theta=float(theta), xi=float(xi), variance=float(theta ** 2 - var_t - xi),
                 mc_se=float(np.sqrt(var_t)), variance_mc_se=float(np.sqrt(var_v)),
                 kernel_variance=float(max(gamma2 - theta ** 2, 0.0)), n_draws=D)
+
+
+def projection_terms(acc: np.ndarray, theta: float, g: int, y: np.ndarray | None):
+    r"""First-order terms a_k of Θ̂ − θ ≈ Σ_k a_k, their Monte-Carlo noise and groups.
+
+    One sample: a_k = (t_k + g·l_k)/n with t_k, l_k the per-observation means of
+    :func:`leading_variance` (centred at their mean). AUC (``y`` given): a_k = t_k/n_c +
+    g·l_k/n with t centred within the class c of k and n_c its size (two-sample
+    projection). ``noise`` is the Monte-Carlo variance of each â_k; ``groups`` is the class
+    label (AUC) or zeros. Returns ``None`` when an observation has no draws in a role.
+    """
+    n = acc.shape[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tm = acc[0] / acc[1]
+        t_noise = np.maximum(acc[2] / acc[1] - tm ** 2, 0) / acc[1]
+        lm = acc[3] / acc[4] if g else np.zeros(n)
+        l_noise = (np.maximum(acc[5] / acc[4] - lm ** 2, 0) / acc[4]) if g else np.zeros(n)
+    if not (np.all(np.isfinite(tm)) and np.all(np.isfinite(lm))):
+        return None
+    groups = np.zeros(n, int) if y is None else np.asarray(y, int)
+    nc = np.empty(n)
+    t = tm.copy()
+    for c in np.unique(groups):
+        k = groups == c
+        nc[k] = n if y is None else k.sum()
+        t[k] -= tm[k].mean()
+    a = t / nc + g * (lm - lm.mean()) / n
+    noise = t_noise / nc ** 2 + g * g * l_noise / n ** 2
+    return a, noise, groups
+
+
+def projection_df(acc: np.ndarray, theta: float, g: int, y: np.ndarray | None,
+                  scale: str = "t", bounds: tuple[float, float] = (0.0, 1.0)) -> float:
+    r"""Data degrees of freedom of the interval's standard error, estimated from the draws.
+
+    To first order Θ̂ − θ ≈ Σ_k a_k (Hoeffding projection, :func:`projection_terms`) and
+    V̂ ≈ Σ_k a_k², so with R the squared standard error on the interval's scale
+    (R = V̂ for ``"t"``, V̂/Θ̂² for ``"log"``, V̂/(Θ̂(1−Θ̂))² for ``"logit"`` after mapping
+    the loss range to [0, 1]) the delta method gives
+
+    .. math:: \delta\log R \approx \sum_k b_k,\qquad
+              b_k = \frac{a_k^2}{V_1} - c\,a_k,\qquad V_1 = \sum_k a_k^2,
+
+    with c = 0 (t), 2/Θ̂ (log), 2(1 − 2Θ̂)/(Θ̂(1 − Θ̂)) (logit), and the Satterthwaite
+    degrees of freedom ν = 2/Var(δ log R) = 2/Σ_k Var(b_k) (Satterthwaite 1946; the
+    log-scale version is what makes the log interval's df larger than V̂'s: Θ̂ and V̂ are
+    positively correlated). Var(b_k) is estimated by the spread of the b̂_k within their
+    group (class for the AUC); the Monte-Carlo noise of â_k is subtracted from â_k².
+    For the closed-form mean design (squared loss, Gaussian y) this gives ν = n/3 on the
+    log scale and 2n/14 on the t scale. Returns NaN when the terms are unavailable.
+    """
+    terms = projection_terms(acc, theta, g, y)
+    if terms is None:
+        return float("nan")
+    a, noise, groups = terms
+    lo, hi = bounds
+    th = theta
+    if scale == "log":
+        c = 2.0 / th if th > 0 else 0.0
+    elif scale == "logit" and np.isfinite(hi) and hi > lo:
+        u = (th - lo) / (hi - lo)
+        c = 2 * (1 - 2 * u) / (u * (1 - u)) / (hi - lo) if 0 < u < 1 else 0.0
+    else:
+        c = 0.0
+    a2 = a * a - noise
+    v1 = a2.sum()
+    if not v1 > 0:
+        return float("nan")
+    b = a2 / v1 - c * a
+    var = 0.0
+    for grp in np.unique(groups):
+        bk = b[groups == grp]
+        if bk.size > 1:
+            var += bk.size * bk.var(ddof=1)
+    return float(2.0 / var) if var > 0 else float("nan")

@@ -24,7 +24,12 @@ from .._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes
 from ._checks import check_loss_values
 from ._draws import DrawTask, aggregate, leading_variance
 
-__all__ = ["run_draws", "finish_variance", "ustat_df", "data_df", "hoeffding", "make_seed"]
+__all__ = ["run_draws", "finish_variance", "ustat_df", "data_df", "interval_data_df",
+           "hoeffding", "make_seed", "DF_RULE"]
+
+#: how the data df of the interval is chosen (see :func:`interval_data_df`); picked by the
+#: worst cell of ``benchmarks/cv_coverage.py``
+DF_RULE = "min"
 
 _DRAWS_PER_TASK = 25
 _HOEFFDING_ETA = 0.05
@@ -136,21 +141,43 @@ def finish_variance(agg, acc_stream, args, notes) -> tuple[float, float, str]:
 
 
 def data_df(n: int, g: int) -> float:
-    r"""Data degrees of freedom of the relative variance V̂/Θ̂² (before Monte-Carlo noise).
+    r"""Calibrated data degrees of freedom of V̂/Θ̂² (before Monte-Carlo noise).
 
-    With g = 0, V̂ = s²/n exactly and has n − 1 degrees of freedom. For g ≥ 1 V̂ is far
-    noisier: its higher-order terms are determined by only about n/(2g + 2) disjoint
-    blocks. Measured on the closed-form mean-predictor design (``benchmarks/
-    cv_coverage.py``, 300 data sets per cell), 2E[R]²/Var(R) for R = V̂/Θ̂² is 10–18 for
-    n = 30–100 (g = 5–25) while 2V²/Var(V̂) is only 3.5–11.5: on the log scale the
-    correlation of Θ̂ and V̂ cancels much of the noise. We use ν_data = (n − 1)/3
-    (≈ 10 at n = 30, 33 at n = 100), a *calibrated* value, not an estimate from the
-    draws (a delete-one jackknife of V̂ over observations was dominated by Monte-Carlo
-    noise at practical numbers of draws).
+    With g = 0, V̂ = s²/n exactly and has n − 1 degrees of freedom. For g ≥ 1 we use
+    ν_data = (n − 1)/3 (≈ 10 at n = 30, 33 at n = 100). It is the first-order
+    (Hoeffding-projection) delta-method value of the log-scale df in the closed-form
+    mean-predictor design: with ψ_k = (1 + 1/g)(y_k² − 1) the projection of Θ̂ and
+    Θ = 1 + 1/g, 2nσ⁴/Var(ψ² − 2σ²ψ/Θ) = n/3 (χ²₁ central moments 2, 8, 60;
+    :func:`~evalstats.cv_variance._draws.projection_df` computes the same quantity from
+    the draws). Measured there (``benchmarks/cv_coverage.py``, 200 data sets per cell),
+    2/Var(log(V̂/Θ̂²)) is 12–34 for n = 30–100; 2V²/Var(V̂) on the t scale only 3.6–13.5.
+    The squared loss of a Gaussian response is a heavy-tailed case, so the value is
+    conservative for bounded losses. :func:`interval_data_df` lowers it when the
+    estimate from the draws is smaller.
     """
     if g == 0:
         return float(n - 1)
     return float(max(2.0, (n - 1) / 3.0))
+
+
+def interval_data_df(n: int, g: int, estimated: float, rule: str | None = None) -> float:
+    r"""Data df of the interval: calibrated, estimated from the draws, or the smaller.
+
+    ``estimated`` is :func:`~evalstats.cv_variance._draws.projection_df` on the
+    interval's scale. Every estimate of Var(V̂) from the same data is a fourth-moment
+    estimate, and sample fourth moments of skewed losses are biased *low* at small n
+    (median sample kurtosis far below the true one), so the estimated df is biased high:
+    measured on the mean design (squared loss) its median is 34 at n = 30 where the true
+    log-scale df is ≈ 14 and the first-order value n/3. ``rule="min"`` (default) therefore
+    uses the estimate only to *lower* the calibrated (n − 1)/3 when the draws show heavier
+    tails; ``"estimated"`` uses it alone (floored at 2), ``"calibrated"`` ignores it.
+    """
+    rule = DF_RULE if rule is None else rule
+    cal = data_df(n, g)
+    if g == 0 or rule == "calibrated" or not np.isfinite(estimated):
+        return cal
+    est = max(2.0, float(estimated))
+    return est if rule == "estimated" else min(cal, est)
 
 
 def ustat_df(n: int, variance: float, variance_mc_se: float,
