@@ -48,7 +48,7 @@ MIN_QUARTER = 6
 def _make_method(a: _Args) -> Method:
     k1, o = a.scores.shape[1], a.options
     if a.method == "regression":
-        return Radial(k1, a.candidates)
+        return Radial(k1, a.candidates, gls=o["gls"])
     if a.method == "kde":
         return KDE(k1, a.candidates)
     if a.method == "polynomial":
@@ -211,9 +211,17 @@ def _backtest(sel: _Selection, ata_k1: float) -> dict:
     if not ok.any():
         return {}
     err = w[ok] - ata_k1
+    # rows alternate half / quarter fits when there is a quarter back-test
+    step = len(sel.ratios)
+    by_ratio = []
+    for i in range(step):
+        rows = np.zeros(len(w), bool)
+        rows[i::step] = True
+        e = w[rows & ok] - ata_k1
+        by_ratio.append(float(e.mean()) if len(e) else float("nan"))
     return dict(observed=float(ata_k1), predicted=float(w[ok].mean()),
                 error=float(err.mean()), rmse=float(np.sqrt(np.mean(err**2))),
-                ratios=tuple(float(r) for r in sel.ratios))
+                ratios=tuple(float(r) for r in sel.ratios), error_by_ratio=tuple(by_ratio))
 
 
 def _status_notes(statuses: list[str], sel: _Selection, n_sub: int, ncand: int,
@@ -247,7 +255,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
                          monotone_density: bool = False, n_subsamples: int = 40,
                          n_models: int | None = None, confidence_level: float = 0.95,
                          n_jobs: int | None = None,
-                         progress: bool | None = False) -> AccuracyExtrapolation:
+                         progress: bool | None = False,
+                         curve_weights: str = "equal") -> AccuracyExtrapolation:
     r"""Predict the expected accuracy on ``k2 > k1`` classes from a ``k1``-class score matrix.
 
     Steps: (1) the unbiased curve ATA_k, ``k = 2..k1`` (:func:`average_accuracy`);
@@ -312,6 +321,10 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     n_models : int, optional
         Ignored (FutureWarning); kept for compatibility.
     confidence_level : float
+    curve_weights : {"equal", "gls"}
+        ``"regression"`` only: ``"equal"`` fits the ATA curve by ordinary (non-negative)
+        least squares; ``"gls"`` by generalised least squares with a Ledoit-Wolf-shrunken
+        covariance of the correlated ATA_k (:mod:`._gls`).
     n_jobs, progress
         Passed to :func:`evalstats._parallel.map_replicates` (results bit-identical for any
         ``n_jobs``).
@@ -358,7 +371,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     t0 = time.perf_counter()
     a = _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples, ties,
                                  confidence_level, rng, bandwidth, degree, likelihood,
-                                 penalty, match_k1, monotone_density, n_models)
+                                 penalty, match_k1, monotone_density, n_models,
+                                 curve_weights)
     n, k1 = a.scores.shape
     notes = Notes()
     meth = _make_method(a)

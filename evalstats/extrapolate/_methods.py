@@ -19,6 +19,7 @@ from scipy.special import log_ndtr, logsumexp
 from .._warnings import ConvergenceError
 from . import _grid as grid
 from ._curves import BasisCurve, MassCurve, NaiveCurve, View
+from ._gls import ata_covariance, whitener
 from ._solvers import nnls_capped
 
 RADIAL_BANDWIDTHS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -53,9 +54,14 @@ class Radial(Method):
     r"""ClassExReg (JMLR sec. 3.3): :math:`\Phi^{-1}(U^*)` a non-negative mixture of
     :math:`N(t_\ell, h^2)`, plus a point mass at perfect accuracy, fitted by NNLS to
     :math:`1-\mathrm{ATA}_k`, ``k = 2..k1`` (NNLS capped at ``50 n`` iterations, then
-    ``lsq_linear``)."""
+    ``lsq_linear``); with ``gls=True`` by generalised least squares with the shrunken
+    covariance of the ATA_k (:mod:`._gls`)."""
 
     name = "regression"
+
+    def __init__(self, k1: int, candidates: list[Any] | None = None, *, gls: bool = False):
+        super().__init__(k1, candidates)
+        self.gls = gls
 
     def default_candidates(self):
         return list(RADIAL_BANDWIDTHS)
@@ -76,8 +82,15 @@ class Radial(Method):
 
     def fit(self, view: View, h):
         _, H = self._basis(h)
-        y = 1.0 - view.ata(np.arange(2, view.k1 + 1))
-        return nnls_capped(H[: view.k1 - 1], y)
+        ks = np.arange(2, view.k1 + 1)
+        y, H = 1.0 - view.ata(ks), H[: view.k1 - 1]
+        if self.gls:
+            w = view.__dict__.get("_whitener")
+            if w is None:      # memoised on the view: every bandwidth reuses it
+                w = view._whitener = whitener(ata_covariance(view.b, view.t, view.k1, ks,
+                                                             view.ties))
+            H, y = w @ H, w @ y
+        return nnls_capped(H, y)
 
     def curve(self, beta, h):
         return BasisCurve(self._basis(h)[0], beta)
