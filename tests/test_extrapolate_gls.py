@@ -99,3 +99,17 @@ def test_curve_weights_argument(sim):
         extrapolate_accuracy(scores, y, curve_weights="ols", n_subsamples=4, rng=1)
     with pytest.raises(ValueError, match="curve_weights"):
         extrapolate_accuracy(scores, y, method="hd", curve_weights="gls", n_subsamples=4)
+
+
+def test_constant_terms_fall_back_to_equal_weights():
+    # every test point beats every wrong class: all per-point terms are 1, no variance
+    k1, per = 12, 2
+    y = np.repeat(np.arange(k1), per)
+    scores = -np.ones((k1 * per, k1))
+    scores[np.arange(k1 * per), y] = 0.0
+    view = Data(scores, y, "random", keep_scores=False).view()
+    ks = np.arange(2, k1 + 1)
+    cov = ata_covariance(view.b, view.t, view.k1, ks)
+    np.testing.assert_allclose(cov, cov[0, 0] * np.eye(k1 - 1))
+    beta, status = Radial(k1, [0.5], gls=True).fit(view, 0.5)
+    assert status == "optimal" and np.all(np.isfinite(beta))

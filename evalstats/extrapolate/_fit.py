@@ -410,8 +410,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         notes=notes.as_tuple(), k1=k1, k_target=a.targets, ata=ata, chosen=chosen,
         cv_table=cv_table, backtest=_backtest(sel, float(ata[-1])),
         fit_seconds=time.perf_counter() - t0, _curve=curve,
-        _half_curves=tuple(half_curves), _model_curves=tuple(full_curves[j] for j in use),
-        _model_weights=tuple(w_use))
+        _half_curves=tuple(half_curves), _half_size=sizes[0],
+        _model_curves=tuple(full_curves[j] for j in use), _model_weights=tuple(w_use))
     row = res.predict(np.array([a.targets[0]])).iloc[0]
     se = float(row.std_error)
     return replace(res, estimate=float(row.accuracy),

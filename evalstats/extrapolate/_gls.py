@@ -21,8 +21,9 @@ covariance matrices. J. Multivariate Analysis 88, 365-411.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import cholesky, solve_triangular
+from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
+from .._warnings import ConvergenceError
 from ._ranks import point_win_probability
 
 #: relative floor of the standard deviations (terms that never vary, e.g. T(2) = 1)
@@ -56,12 +57,20 @@ def ata_covariance(b: np.ndarray, t: np.ndarray, k1: int, ks: np.ndarray,
     terms = point_win_probability(b, t, k1, ks, ties)
     n = terms.shape[0]
     sd = terms.std(axis=0)
-    sd = np.maximum(sd, SD_FLOOR * max(float(sd.max()), 1e-12))
+    sd = np.maximum(sd, SD_FLOOR * max(float(sd.max()), 1e-6))
     corr, _ = ledoit_wolf_shrinkage((terms - terms.mean(axis=0)) / sd)
+    # unit diagonal (adding to it keeps the matrix positive definite); constant terms --
+    # e.g. every test point beats every wrong class -- have zero correlations and unit
+    # variance after flooring, so the fit falls back to equal weights for them
+    np.fill_diagonal(corr, 1.0)
     return sd[:, None] * corr * sd[None, :] / max(n, 1)
 
 
 def whitener(cov: np.ndarray) -> np.ndarray:
     r""":math:`L^{-1}` with :math:`\Sigma = LL^\top` (lower Cholesky)."""
-    chol = cholesky(cov, lower=True)
+    try:
+        chol = cholesky(cov, lower=True)
+    except (LinAlgError, ValueError) as err:
+        raise ConvergenceError(f"GLS weights: covariance of the ATA_k not positive "
+                               f"definite ({err}).") from None
     return solve_triangular(chol, np.eye(len(cov)), lower=True)
