@@ -24,6 +24,10 @@ from ._solvers import nnls_capped
 
 RADIAL_BANDWIDTHS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 KDE_MULTIPLIERS = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
+#: tail assumptions of the radial regression: "open" lets a share 1 - D(1) of the test
+#: points be recognised with certainty at every k (the constant element of ClassExReg),
+#: "closed" imposes D(1) = 1
+TAILS = ("open", "closed")
 
 
 class Method:
@@ -59,15 +63,22 @@ class Radial(Method):
 
     name = "regression"
 
-    def __init__(self, k1: int, candidates: list[Any] | None = None, *, gls: bool = False):
-        super().__init__(k1, candidates)
+    def __init__(self, k1: int, candidates: list[Any] | None = None, *, gls: bool = False,
+                 tails: tuple[str, ...] = TAILS):
+        bandwidths = candidates if candidates is not None else list(RADIAL_BANDWIDTHS)
+        super().__init__(k1, [(float(h), t) for t in tails for h in bandwidths])
         self.gls = gls
 
-    def default_candidates(self):
-        return list(RADIAL_BANDWIDTHS)
+    @staticmethod
+    def _split(cand) -> tuple[float, bool]:
+        """``(h, closed)`` from a candidate ``(h, "open" | "closed")`` or a bare ``h``."""
+        if np.ndim(cand) == 0:
+            return float(cand), False
+        return float(cand[0]), cand[1] == "closed"
 
-    def label(self, h):
-        return f"regression(h={h:g})"
+    def label(self, cand):
+        h, closed = self._split(cand)
+        return f"regression(h={h:g}{', D(1)=1' if closed else ''})"
 
     def _basis(self, h):
         key = ("basis", h)
@@ -77,10 +88,11 @@ class Radial(Method):
         return self._cache[key]
 
     def prepare(self, sizes):
-        for h in self.candidates:
-            self._basis(h)
+        for cand in self.candidates:
+            self._basis(self._split(cand)[0])
 
-    def fit(self, view: View, h):
+    def fit(self, view: View, cand):
+        h, closed = self._split(cand)
         _, H = self._basis(h)
         ks = np.arange(2, view.k1 + 1)
         y, H = 1.0 - view.ata(ks), H[: view.k1 - 1]
@@ -90,10 +102,10 @@ class Radial(Method):
                 w = view._whitener = whitener(ata_covariance(view.b, view.t, view.k1, ks,
                                                              view.ties))
             H, y = w @ H, w @ y
-        return nnls_capped(H, y)
+        return nnls_capped(H, y, closed)
 
-    def curve(self, beta, h):
-        return BasisCurve(self._basis(h)[0], beta)
+    def curve(self, beta, cand):
+        return BasisCurve(self._basis(self._split(cand)[0])[0], beta)
 
 
 class HighDim(Method):
