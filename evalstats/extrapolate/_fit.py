@@ -5,8 +5,8 @@ half of the classes (and a random quarter inside it when the target ratio ``k2/k
 exceeds 3) every candidate model is fitted and predicts ATA_{k1} of the full set -- the
 back-test at a ratio close to the task's; (3) soft weights from the back-test RMSE;
 (4) the weighted candidates fitted to all classes; (5) the band: spread of the half-class
-fits (sampling of classes) combined with the weighted spread of the candidates (the tail
-assumption).
+fits at the same extrapolation ratio (sampling of classes) combined with the weighted
+spread of the candidates (the tail assumption).
 """
 
 from __future__ import annotations
@@ -266,10 +266,13 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     and 4, close to the task's (the "subsampling principle" of JMLR sec. 3.4);
     (3) candidates are weighted by :math:`\exp(-5(\mathrm{RMSE}/\mathrm{RMSE}_{min}-1))`;
     (4) the weighted candidates are fitted to all classes and averaged; (5) the band combines
-    the spread of the half-class fits (balanced half-sampling: the variance of a half-sample
-    estimate about the full one approximates the variance of the full estimate; for
-    extrapolation it is conservative because a half extrapolates twice as far) with the
-    weighted spread of the candidates' predictions (the tail assumption).
+    the spread of the half-class fits evaluated at the same extrapolation ratio, ``k m/k1``
+    for a fit on ``m = k1/2`` classes (balanced half-sampling: the spread of half-sample
+    estimates about the full one approximates the standard error of the full estimate),
+    with the weighted spread of the candidates' predictions (the tail assumption). The band
+    covers sampling error and the spread between candidates, not a bias that all candidates
+    share: where the truth lies outside every candidate's tail it undercovers (see
+    ``benchmarks/README.md``).
 
     Parameters
     ----------
@@ -281,9 +284,12 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         with ``classes`` (or with a DataFrame ``scores`` whose columns name the classes).
     method : {"regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive"}
         ``"regression"`` (default: smallest worst-case RMSE at 10x k1 over the seven
-        10x settings of ``benchmarks/extrapolation_accuracy.py``, 0.063, with the paper's
-        model by binomial pseudolikelihood level at 0.064 but ~15x slower): ClassExReg,
-        a radial basis in :math:`\Phi^{-1}(u)` by NNLS (JMLR sec. 3.3). ``"polynomial"``:
+        10x settings of ``benchmarks/extrapolation_accuracy.py``; numbers in
+        ``benchmarks/README.md``): ClassExReg, a radial basis in :math:`\Phi^{-1}(u)` by
+        NNLS (JMLR sec. 3.3), every bandwidth under two tail assumptions -- "open", a share
+        :math:`1-D(1)` of test points recognised with certainty at every ``k`` (the
+        constant element of the reference code), and "closed", :math:`D(1) = 1` -- weighted
+        by the back-test like the bandwidths. ``"polynomial"``:
         the paper's model (:mod:`._bernstein`), a monotone Bernstein polynomial of degree 64 in a
         probit-stretched ``u`` with a roughness penalty, by least squares on the ATA curve.
         ``"pseudolikelihood"``: the same model fitted by the rank pseudolikelihood
@@ -302,7 +308,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         Tie handling in ATA (see :func:`average_accuracy`).
     bandwidth : float or list of float, optional
         ``"regression"``: fix (one value) or restrict (list) the radial bandwidths (default
-        0.1..1.0); ``"kde"``: multipliers of Silverman's bandwidth. Positive and finite.
+        0.1..1.0; each under both tail assumptions); ``"kde"``: multipliers of Silverman's
+        bandwidth. Positive and finite.
     degree : int, (int, float) or list, optional
         ``"polynomial"``/``"pseudolikelihood"``: ``(degree, stretch)`` candidates (an int
         means stretch 2); default degree 64, stretches 1.5, 2, 3, 4.
@@ -324,7 +331,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     curve_weights : {"equal", "gls"}
         ``"regression"`` only: ``"equal"`` fits the ATA curve by ordinary (non-negative)
         least squares; ``"gls"`` by generalised least squares with a Ledoit-Wolf-shrunken
-        covariance of the correlated ATA_k (:mod:`._gls`).
+        covariance of the correlated ATA_k (:mod:`._gls`). GLS raised the 10x RMSE in 6 of
+        7 benchmark settings (20-rep study), hence not the default.
     n_jobs, progress
         Passed to :func:`evalstats._parallel.map_replicates` (results bit-identical for any
         ``n_jobs``).

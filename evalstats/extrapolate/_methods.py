@@ -59,7 +59,10 @@ class Radial(Method):
     :math:`N(t_\ell, h^2)`, plus a point mass at perfect accuracy, fitted by NNLS to
     :math:`1-\mathrm{ATA}_k`, ``k = 2..k1`` (NNLS capped at ``50 n`` iterations, then
     ``lsq_linear``); with ``gls=True`` by generalised least squares with the shrunken
-    covariance of the ATA_k (:mod:`._gls`)."""
+    covariance of the ATA_k (:mod:`._gls`). Candidates are ``(h, tail)``: ``"open"``
+    (:math:`\sum\beta\le 1`; the remaining mass sits at perfect accuracy, the constant
+    element of the reference code) or ``"closed"`` (:math:`\sum\beta = 1`, i.e.
+    :math:`D(1) = 1`, as the method note recommends)."""
 
     name = "regression"
 
