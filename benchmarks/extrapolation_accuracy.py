@@ -199,7 +199,7 @@ def main(argv=None) -> int:
 def print_overall(full: pd.DataFrame) -> None:
     """Worst-case RMSE at 10 x k1 (the default's criterion; simulations and Omniglot), the
     worst case over every setting and k2, and the band's coverage."""
-    full = full.copy()
+    full = full.reset_index(drop=True)
     if "n_subsamples" not in full:
         full["n_subsamples"] = 10
     key = ["method", "n_subsamples"]
