@@ -50,3 +50,21 @@ def test_default_candidates_cover_both_tails_and_recover_chance():
         np.testing.assert_allclose(pred, [1 / 80, 1 / 400], atol=2e-3)
     coef, _ = meth.fit(_ChanceView(40), (0.5, "closed"))
     np.testing.assert_allclose(coef.sum(), 1.0, rtol=1e-12)
+
+
+def test_band_model_part_covers_the_spread_between_tails():
+    import warnings
+
+    from evalstats import datasets
+    from evalstats.extrapolate import extrapolate_accuracy
+    from evalstats.extrapolate._curves import predict_curve
+
+    b = datasets.load("sim_multiclass")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = extrapolate_accuracy(b.scores, b.labels, k_target=[1000], rng=2, n_subsamples=6)
+    assert len(fit._tail_curves) == 2           # best open and best closed candidate
+    ks = np.array([200, 1000])
+    a, c = (predict_curve(t, ks) for t in fit._tail_curves)
+    pr = fit.predict(ks)
+    assert np.all(pr.model_sd.to_numpy() >= np.abs(a - c) / 2 - 1e-12)

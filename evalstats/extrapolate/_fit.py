@@ -164,11 +164,25 @@ def _select(meth: Method, subs: list, ata_k1: float, k1: int, sizes) -> _Selecti
     return _Selection(preds, rmse, bias, _soft_weights(rmse), n_failed, ratios)
 
 
-def _fit_full(meth: Method, data: Data, weights: np.ndarray, notes: Notes):
-    """Every candidate with positive weight fitted to all classes -> ({j: curve}, statuses)."""
+def _family_best(meth: Method, rmse: np.ndarray) -> list[int]:
+    """Per tail assumption (:meth:`Method.family`), the candidate with the smallest
+    back-test RMSE; empty when the method has a single family or there is no back-test."""
+    fams: dict = {}
+    for j, cand in enumerate(meth.candidates):
+        if np.isfinite(rmse[j]):
+            f = meth.family(cand)
+            if f not in fams or rmse[j] < rmse[fams[f]]:
+                fams[f] = j
+    return sorted(fams.values()) if len(fams) > 1 else []
+
+
+def _fit_full(meth: Method, data: Data, weights: np.ndarray, notes: Notes,
+              also: list[int] = ()):
+    """Every candidate with positive weight (and those in ``also``) fitted to all classes
+    -> ({j: curve}, statuses)."""
     full = data.view()
     curves, statuses = {}, []
-    for j in np.flatnonzero(weights > 0):
+    for j in sorted(set(np.flatnonzero(weights > 0)) | set(also)):
         (p, st), = fit_all(_Only(meth, j), full)
         statuses.append(st)
         if isinstance(p, ConvergenceError):
@@ -176,7 +190,7 @@ def _fit_full(meth: Method, data: Data, weights: np.ndarray, notes: Notes):
                        f"classes ({p}); dropped from the average.")
         else:
             curves[int(j)] = meth.curve(p, meth.candidates[j])
-    if not curves:
+    if not any(weights[j] > 0 for j in curves):
         raise ConvergenceError(f"{meth.name}: every candidate model failed to fit on all "
                                "classes; try method='regression' or 'hd'.")
     return curves, statuses
@@ -391,8 +405,9 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     meth.prepare([k1] + [m for m in sizes if m])
     subs = _run_subsamples(data, meth, sizes, a, n_jobs, progress)
     sel = _select(meth, subs, float(ata[-1]), k1, sizes)
-    full_curves, full_status = _fit_full(meth, data, sel.weights, notes)
-    use = sorted(full_curves)
+    tails = _family_best(meth, sel.rmse)
+    full_curves, full_status = _fit_full(meth, data, sel.weights, notes, tails)
+    use = [j for j in sorted(full_curves) if sel.weights[j] > 0]
     w_use = sel.weights[use] / sel.weights[use].sum()
     curve = AveragedCurve([full_curves[j] for j in use], w_use)
     weights = np.zeros(len(sel.weights))
@@ -419,7 +434,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         cv_table=cv_table, backtest=_backtest(sel, float(ata[-1])),
         fit_seconds=time.perf_counter() - t0, _curve=curve,
         _half_curves=tuple(half_curves), _half_size=sizes[0],
-        _model_curves=tuple(full_curves[j] for j in use), _model_weights=tuple(w_use))
+        _model_curves=tuple(full_curves[j] for j in use), _model_weights=tuple(w_use),
+        _tail_curves=tuple(full_curves[j] for j in tails if j in full_curves))
     row = res.predict(np.array([a.targets[0]])).iloc[0]
     se = float(row.std_error)
     return replace(res, estimate=float(row.accuracy),

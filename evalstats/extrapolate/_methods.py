@@ -49,6 +49,10 @@ class Method:
     def label(self, cand: Any) -> str:
         return self.name
 
+    def family(self, cand: Any) -> Any:
+        """The tail assumption of a candidate (``None``: a single family)."""
+        return None
+
     def prepare(self, sizes: list[int]) -> None:
         """Precompute what fits on views of ``sizes`` classes need (in the parent process,
         so that every worker uses the very same tables)."""
@@ -78,6 +82,9 @@ class Radial(Method):
         if np.ndim(cand) == 0:
             return float(cand), False
         return float(cand[0]), cand[1] == "closed"
+
+    def family(self, cand):
+        return "closed" if self._split(cand)[1] else "open"
 
     def label(self, cand):
         h, closed = self._split(cand)

@@ -56,6 +56,7 @@ class AccuracyExtrapolation(EvalResult):
     _half_size: int = 0
     _model_curves: tuple = ()
     _model_weights: tuple = ()
+    _tail_curves: tuple = ()
 
     # -- prediction -------------------------------------------------------------------------
     def predict(self, k: Any, confidence_level: float | None = None) -> pd.DataFrame:
@@ -65,8 +66,8 @@ class AccuracyExtrapolation(EvalResult):
         subsample_se, model_sd``: the band is :math:`\hat a \pm z\sqrt{\mathrm{se}^2 +
         \mathrm{sd}^2}` clipped to [0, 1], with ``subsample_se`` the spread of the
         half-class fits at the same extrapolation ratio (sampling of classes) and
-        ``model_sd`` the weighted spread of the candidate models' predictions (the tail
-        assumption). Warns
+        ``model_sd`` the weighted spread of the candidate models' predictions, or, if
+        larger, the spread between the best candidate of each tail assumption. Warns
         (ExtrapolationWarning) when ``k / k1 > 10``.
         """
         level = self.confidence_level if confidence_level is None else check_confidence_level(
@@ -104,11 +105,18 @@ class AccuracyExtrapolation(EvalResult):
         return preds.std(axis=0, ddof=1)
 
     def _model_sd(self, ks, acc) -> np.ndarray:
-        if len(self._model_curves) < 2:
-            return np.zeros(len(ks))
-        preds = np.array([predict_curve(c, ks) for c in self._model_curves])
-        w = np.asarray(self._model_weights)[:, None]
-        return np.sqrt((w * (preds - acc[None, :]) ** 2).sum(axis=0))
+        """The larger of the back-test-weighted spread of the candidates and the unweighted
+        spread of the best candidate of each tail assumption (the back-test, at ratios 2
+        and 4, cannot tell the tails apart at larger ratios)."""
+        out = np.zeros(len(ks))
+        if len(self._model_curves) >= 2:
+            preds = np.array([predict_curve(c, ks) for c in self._model_curves])
+            w = np.asarray(self._model_weights)[:, None]
+            out = np.sqrt((w * (preds - acc[None, :]) ** 2).sum(axis=0))
+        if len(self._tail_curves) >= 2:
+            tails = np.array([predict_curve(c, ks) for c in self._tail_curves])
+            out = np.maximum(out, tails.std(axis=0))
+        return out
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         row = self.predict(self.k_target[0], level).iloc[0]
