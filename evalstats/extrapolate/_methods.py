@@ -19,10 +19,15 @@ from scipy.special import log_ndtr, logsumexp
 from .._warnings import ConvergenceError
 from . import _grid as grid
 from ._curves import BasisCurve, MassCurve, NaiveCurve, View
+from ._gls import ata_covariance, whitener
 from ._solvers import nnls_capped
 
 RADIAL_BANDWIDTHS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 KDE_MULTIPLIERS = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
+#: tail assumptions of the radial regression: "open" lets a share 1 - D(1) of the test
+#: points be recognised with certainty at every k (the constant element of ClassExReg),
+#: "closed" imposes D(1) = 1
+TAILS = ("open", "closed")
 
 
 class Method:
@@ -44,6 +49,10 @@ class Method:
     def label(self, cand: Any) -> str:
         return self.name
 
+    def family(self, cand: Any) -> Any:
+        """The tail assumption of a candidate (``None``: a single family)."""
+        return None
+
     def prepare(self, sizes: list[int]) -> None:
         """Precompute what fits on views of ``sizes`` classes need (in the parent process,
         so that every worker uses the very same tables)."""
@@ -53,15 +62,33 @@ class Radial(Method):
     r"""ClassExReg (JMLR sec. 3.3): :math:`\Phi^{-1}(U^*)` a non-negative mixture of
     :math:`N(t_\ell, h^2)`, plus a point mass at perfect accuracy, fitted by NNLS to
     :math:`1-\mathrm{ATA}_k`, ``k = 2..k1`` (NNLS capped at ``50 n`` iterations, then
-    ``lsq_linear``)."""
+    ``lsq_linear``); with ``gls=True`` by generalised least squares with the shrunken
+    covariance of the ATA_k (:mod:`._gls`). Candidates are ``(h, tail)``: ``"open"``
+    (:math:`\sum\beta\le 1`; the remaining mass sits at perfect accuracy, the constant
+    element of the reference code) or ``"closed"`` (:math:`\sum\beta = 1`, i.e.
+    :math:`D(1) = 1`, as the method note recommends)."""
 
     name = "regression"
 
-    def default_candidates(self):
-        return list(RADIAL_BANDWIDTHS)
+    def __init__(self, k1: int, candidates: list[Any] | None = None, *, gls: bool = False,
+                 tails: tuple[str, ...] = TAILS):
+        bandwidths = candidates if candidates is not None else list(RADIAL_BANDWIDTHS)
+        super().__init__(k1, [(float(h), t) for t in tails for h in bandwidths])
+        self.gls = gls
 
-    def label(self, h):
-        return f"regression(h={h:g})"
+    @staticmethod
+    def _split(cand) -> tuple[float, bool]:
+        """``(h, closed)`` from a candidate ``(h, "open" | "closed")`` or a bare ``h``."""
+        if np.ndim(cand) == 0:
+            return float(cand), False
+        return float(cand[0]), cand[1] == "closed"
+
+    def family(self, cand):
+        return "closed" if self._split(cand)[1] else "open"
+
+    def label(self, cand):
+        h, closed = self._split(cand)
+        return f"regression(h={h:g}{', D(1)=1' if closed else ''})"
 
     def _basis(self, h):
         key = ("basis", h)
@@ -71,16 +98,24 @@ class Radial(Method):
         return self._cache[key]
 
     def prepare(self, sizes):
-        for h in self.candidates:
-            self._basis(h)
+        for cand in self.candidates:
+            self._basis(self._split(cand)[0])
 
-    def fit(self, view: View, h):
+    def fit(self, view: View, cand):
+        h, closed = self._split(cand)
         _, H = self._basis(h)
-        y = 1.0 - view.ata(np.arange(2, view.k1 + 1))
-        return nnls_capped(H[: view.k1 - 1], y)
+        ks = np.arange(2, view.k1 + 1)
+        y, H = 1.0 - view.ata(ks), H[: view.k1 - 1]
+        if self.gls:
+            w = view.__dict__.get("_whitener")
+            if w is None:      # memoised on the view: every bandwidth reuses it
+                w = view._whitener = whitener(ata_covariance(view.b, view.t, view.k1, ks,
+                                                             view.ties))
+            H, y = w @ H, w @ y
+        return nnls_capped(H, y, closed)
 
-    def curve(self, beta, h):
-        return BasisCurve(self._basis(h)[0], beta)
+    def curve(self, beta, cand):
+        return BasisCurve(self._basis(self._split(cand)[0])[0], beta)
 
 
 class HighDim(Method):

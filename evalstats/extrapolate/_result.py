@@ -53,8 +53,10 @@ class AccuracyExtrapolation(EvalResult):
     fit_seconds: float = float("nan")
     _curve: Any = None
     _half_curves: tuple = ()
+    _half_size: int = 0
     _model_curves: tuple = ()
     _model_weights: tuple = ()
+    _tail_curves: tuple = ()
 
     # -- prediction -------------------------------------------------------------------------
     def predict(self, k: Any, confidence_level: float | None = None) -> pd.DataFrame:
@@ -63,8 +65,9 @@ class AccuracyExtrapolation(EvalResult):
         Returns a DataFrame with columns ``k, accuracy, conf_low, conf_high, std_error,
         subsample_se, model_sd``: the band is :math:`\hat a \pm z\sqrt{\mathrm{se}^2 +
         \mathrm{sd}^2}` clipped to [0, 1], with ``subsample_se`` the spread of the
-        half-class fits (sampling of classes) and ``model_sd`` the weighted spread of the
-        candidate models' predictions (the tail assumption). Warns
+        half-class fits at the same extrapolation ratio (sampling of classes) and
+        ``model_sd`` the weighted spread of the candidate models' predictions, or, if
+        larger, the spread between the best candidate of each tail assumption. Warns
         (ExtrapolationWarning) when ``k / k1 > 10``.
         """
         level = self.confidence_level if confidence_level is None else check_confidence_level(
@@ -89,17 +92,31 @@ class AccuracyExtrapolation(EvalResult):
                              "std_error": tot, "subsample_se": se, "model_sd": msd})
 
     def _half_sd(self, ks) -> np.ndarray:
+        """Spread of the half-class fits at the same extrapolation ratio: a fit on ``m``
+        classes evaluated at ``k m / k1`` (balanced half-sampling: for a mean over classes
+        the spread of half-sample means about the full one equals the full mean's standard
+        error; a half evaluated at the same ``k`` would extrapolate twice as far)."""
         if len(self._half_curves) < 2:
             return np.full(len(ks), np.nan)
-        preds = np.array([predict_curve(c, ks) for c in self._half_curves])
+        at = np.asarray(ks, float)
+        if self._half_size:
+            at = np.maximum(at * self._half_size / self.k1, 2.0)
+        preds = np.array([predict_curve(c, at) for c in self._half_curves])
         return preds.std(axis=0, ddof=1)
 
     def _model_sd(self, ks, acc) -> np.ndarray:
-        if len(self._model_curves) < 2:
-            return np.zeros(len(ks))
-        preds = np.array([predict_curve(c, ks) for c in self._model_curves])
-        w = np.asarray(self._model_weights)[:, None]
-        return np.sqrt((w * (preds - acc[None, :]) ** 2).sum(axis=0))
+        """The larger of the back-test-weighted spread of the candidates and the unweighted
+        spread of the best candidate of each tail assumption (the back-test, at ratios 2
+        and 4, cannot tell the tails apart at larger ratios)."""
+        out = np.zeros(len(ks))
+        if len(self._model_curves) >= 2:
+            preds = np.array([predict_curve(c, ks) for c in self._model_curves])
+            w = np.asarray(self._model_weights)[:, None]
+            out = np.sqrt((w * (preds - acc[None, :]) ** 2).sum(axis=0))
+        if len(self._tail_curves) >= 2:
+            tails = np.array([predict_curve(c, ks) for c in self._tail_curves])
+            out = np.maximum(out, tails.std(axis=0))
+        return out
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         row = self.predict(self.k_target[0], level).iloc[0]

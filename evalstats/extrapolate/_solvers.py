@@ -33,18 +33,19 @@ def nnls_safe(A: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, str]:
                                                                    else "_inaccurate")
 
 
-def nnls_capped(H: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, str]:
-    """min ||H b - y|| s.t. b >= 0, sum(b) <= 1 (D(1) <= 1), by NNLS.
+def nnls_capped(H: np.ndarray, y: np.ndarray, closed: bool = False) -> tuple[np.ndarray, str]:
+    """min ||H b - y|| s.t. b >= 0, sum(b) <= 1 (D(1) <= 1), by NNLS; with ``closed``,
+    ``sum(b) = 1`` (D(1) = 1: no test point is recognised with certainty at every k).
 
     If the plain NNLS solution violates the cap, the constraint is active at the optimum of
     this convex problem, and ``sum(b) = 1`` is imposed by a heavily weighted extra row.
     """
     beta, status = nnls_safe(H, y)
-    if beta.sum() > 1.0 + 1e-9:
+    if closed or beta.sum() > 1.0 + 1e-9:
         w = 1e3 * max(1.0, float(np.abs(H).max()))
         A = np.vstack([H, w * np.ones(H.shape[1])])
         beta, status2 = nnls_safe(A, np.append(y, w))
-        beta = beta / max(beta.sum(), 1.0)
+        beta = beta / (beta.sum() if closed and beta.sum() > 0 else max(beta.sum(), 1.0))
         status = status if status2 == "optimal" else status2
     return beta, status
 

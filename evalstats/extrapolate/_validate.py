@@ -14,6 +14,7 @@ from ._ranks import validate_scores
 
 METHOD_NAMES = ("regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive")
 LIKELIHOODS = ("bernoulli", "binomial")
+CURVE_WEIGHTS = ("equal", "gls")
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,12 @@ def _degree_candidates(degree: Any) -> list[tuple[int, float]]:
 
 def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples, ties,
                              confidence_level, rng, bandwidth, degree, likelihood, penalty,
-                             match_k1, monotone_density, n_models) -> _Args:
+                             match_k1, monotone_density, n_models,
+                             curve_weights="equal") -> _Args:
     """Validate and normalise every argument of :func:`extrapolate_accuracy`."""
     check_option(method, "method", METHOD_NAMES)
     check_option(ties, "ties", ("random", "pessimistic", "optimistic"))
+    check_option(curve_weights, "curve_weights", CURVE_WEIGHTS)
     s, labels = validate_scores(scores, y, classes=classes, allow_neg_inf=method != "kde")
     n, k1 = s.shape
     if k1 < 4:
@@ -104,9 +107,11 @@ def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples,
                       stacklevel=3)
     uses = {"bandwidth": ("regression", "kde"), "degree": ("polynomial", "pseudolikelihood"),
             "likelihood": ("pseudolikelihood",), "monotone_density": ("npmle",),
-            "penalty": ("polynomial", "pseudolikelihood", "npmle")}
+            "penalty": ("polynomial", "pseudolikelihood", "npmle"),
+            "curve_weights": ("regression",)}
     given = dict(bandwidth=bandwidth, degree=degree, likelihood=likelihood, penalty=penalty,
-                 monotone_density=monotone_density or None)
+                 monotone_density=monotone_density or None,
+                 curve_weights=None if curve_weights == "equal" else curve_weights)
     for name, val in given.items():
         if val is not None and method not in uses[name]:
             raise fail(name, f"given only with method in {uses[name]}",
@@ -123,6 +128,6 @@ def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples,
         if pen is None or not np.isfinite(pen) or pen < 0:
             raise fail("penalty", "a finite number >= 0", value=penalty)
     options = dict(likelihood=likelihood or "binomial", penalty=penalty, match_k1=match_k1,
-                   monotone_density=bool(monotone_density))
+                   monotone_density=bool(monotone_density), gls=curve_weights == "gls")
     return _Args(s, labels, method, targets, n_sub, ties, level, check_rng(rng), candidates,
                  options)
