@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 import evalstats as es
-from evalstats.extrapolate.scores import nearest_neighbour_scores, omniglot_scores
 from evalstats.extrapolate import average_accuracy, extrapolate_accuracy
+from evalstats.extrapolate.scores import nearest_neighbour_scores, omniglot_scores
 
 FAST = os.environ.get("EVALSTATS_VIGNETTE_FAST") == "1"
 OUT = Path(os.environ.get("EVALSTATS_VIGNETTE_OUT", "."))
