@@ -7,23 +7,12 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator, RegressorMixin
+from _models import MeanReg
 from sklearn.dummy import DummyRegressor
 
 from evalstats.cv_variance import compare_learners, cv_error_ci, data_df
 from evalstats.cv_variance._draws import DrawTask, projection_df, projection_terms
 from evalstats.cv_variance._engine import interval_data_df, ustat_df
-
-
-class MeanReg(RegressorMixin, BaseEstimator):
-    """Predicts the mean of the learning set's y."""
-
-    def fit(self, X, y):
-        self.m_ = float(np.mean(y))
-        return self
-
-    def predict(self, X):
-        return np.full(len(X), self.m_)
 
 
 def _exact_acc(y, g):

@@ -267,6 +267,21 @@ def _accumulate(acc, V, out_idx, y_out, learn):
         acc[5, learn] += mean * mean
 
 
+def _role_means(acc: np.ndarray, g: int):
+    """Per-observation means of the draws with k as test case (t) and in the learning set
+    (l), each with the Monte-Carlo variance of its mean; ``None`` when an observation has
+    no draw in a role."""
+    n = acc.shape[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tm = acc[0] / acc[1]
+        t_noise = np.maximum(acc[2] / acc[1] - tm ** 2, 0) / acc[1]
+        lm = acc[3] / acc[4] if g else np.zeros(n)
+        l_noise = (np.maximum(acc[5] / acc[4] - lm ** 2, 0) / acc[4]) if g else np.zeros(n)
+    if not (np.all(np.isfinite(tm)) and np.all(np.isfinite(lm))):
+        return None
+    return tm, t_noise, lm, l_noise
+
+
 def leading_variance(acc: np.ndarray, theta: float, g: int, y: np.ndarray | None) -> float:
     r"""Hájek (first-order) term m²ζ₁/n of Var(Θ̂), estimated from the same draws.
 
@@ -282,13 +297,10 @@ def leading_variance(acc: np.ndarray, theta: float, g: int, y: np.ndarray | None
     V₁ ≤ Var(Θ̂) for a U-statistic: it is the leading term, not a bound.
     """
     n = acc.shape[-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tm = acc[0] / acc[1]
-        t_noise = np.maximum(acc[2] / acc[1] - tm ** 2, 0) / acc[1]
-        lm = acc[3] / acc[4] if g else np.zeros(n)
-        l_noise = (np.maximum(acc[5] / acc[4] - lm ** 2, 0) / acc[4]) if g else np.zeros(n)
-    if not (np.all(np.isfinite(tm)) and np.all(np.isfinite(lm))):
+    means = _role_means(acc, g)
+    if means is None:
         return float("nan")
+    tm, t_noise, lm, l_noise = means
 
     def _var(x, noise):
         return float(x.var(ddof=1) - noise.mean()) if x.size > 1 else float("nan")
@@ -336,13 +348,10 @@ def projection_terms(acc: np.ndarray, theta: float, g: int, y: np.ndarray | None
     label (AUC) or zeros. Returns ``None`` when an observation has no draws in a role.
     """
     n = acc.shape[-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tm = acc[0] / acc[1]
-        t_noise = np.maximum(acc[2] / acc[1] - tm ** 2, 0) / acc[1]
-        lm = acc[3] / acc[4] if g else np.zeros(n)
-        l_noise = (np.maximum(acc[5] / acc[4] - lm ** 2, 0) / acc[4]) if g else np.zeros(n)
-    if not (np.all(np.isfinite(tm)) and np.all(np.isfinite(lm))):
+    means = _role_means(acc, g)
+    if means is None:
         return None
+    tm, t_noise, lm, l_noise = means
     groups = np.zeros(n, int) if y is None else np.asarray(y, int)
     nc = np.empty(n)
     t = tm.copy()
