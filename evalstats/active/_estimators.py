@@ -284,10 +284,9 @@ class ActiveEstimate(EvalResult):
         label = f"{100 * self.confidence_level:g}% interval"
         if len(run) < 3:  # one or two batches: no path to draw; every measure instead
             return self._plot_measures(ax, **kwargs)
-        else:
-            ax.fill_between(run["n_labels"], run["conf_low"], run["conf_high"], alpha=0.25,
-                            label=label)
-            ax.plot(run["n_labels"], run["estimate"], label="estimate", **kwargs)
+        ax.fill_between(run["n_labels"], run["conf_low"], run["conf_high"], alpha=0.25,
+                        label=label)
+        ax.plot(run["n_labels"], run["estimate"], label="estimate", **kwargs)
         ax.set_xlabel("distinct labels")
         ax.set_ylabel(self.term)
         ax.set_title(self._title())
@@ -310,7 +309,8 @@ class ActiveEstimate(EvalResult):
         for y_ in ypos[~ok]:
             ax.annotate("undefined", (0.5, y_), ha="center", va="center", color="firebrick")
         ax.set_yticks(ypos, tab["term"])
-        ax.set_xlim(-0.02, 1.1) if self.bounded else None
+        if self.bounded:
+            ax.set_xlim(-0.02, 1.1)
         ax.set_ylim(-0.7, len(tab) - 0.3)
         ax.set_xlabel("estimate")
         ax.set_title(f"{self._title()}: {self.n_labels} labels")
