@@ -48,7 +48,7 @@ from evalstats.cv_variance import compare_learners, cv_error_ci
 from evalstats.cv_variance._engine import interval_data_df, ustat_df
 
 RESULTS = Path(__file__).resolve().parent / "results"
-USTAT_INTERVALS = ("log", "logit", "t", "normal")
+USTAT_INTERVALS = ("log", "logit", "t", "normal", "t_skew", "log_skew", "logit_skew")
 DF_RULES = ("calibrated", "estimated", "min")
 
 
@@ -169,7 +169,8 @@ def one_replication(design, n, g, rng, draw_design="pairs"):
                    std_error=u.std_error, variance=u.variance_estimate,
                    leading_variance=u.leading_variance, variance_mc_se=u.variance_mc_se,
                    df=u.df, n_draws=u.n_draws, n_fits=u.n_fits,
-                   fallback=bool(u.variance_fallback), default=u.interval_method)
+                   fallback=bool(u.variance_fallback), default=u.interval_method,
+                   skewness=u.skewness)
         for m in USTAT_INTERVALS:
             row[f"ustat_{m}_low"], row[f"ustat_{m}_high"] = u.conf_int(method=m)
         row["ustat_default_low"], row["ustat_default_high"] = u.conf_int()
@@ -209,6 +210,10 @@ def summarise(raw, truths):
         methods = [f"ustat_{m}" for m in ("default",) + USTAT_INTERVALS] + [
             f"ustat_df_{r}" for r in DF_RULES if f"ustat_df_{r}_low" in grp] + [
             m for m in ("corrected_t", "naive_t", "nested_cv", "bayle") if f"{m}_low" in grp]
+        # width of the oracle interval Θ̂ ± z·sd(Θ̂) (sd known: the spread of the estimate
+        # over the data sets) relative to Nadeau–Bengio: no interval with estimated
+        # variance and correct coverage can be much narrower than the oracle
+        oracle = 2 * stats.norm.ppf(0.975) * grp["estimate"].std(ddof=1)
         widths = {}
         for m in methods:
             lo, hi = grp[f"{m}_low"].to_numpy(float), grp[f"{m}_high"].to_numpy(float)
@@ -226,6 +231,7 @@ def summarise(raw, truths):
                 coverage=c, coverage_se=np.sqrt(c * (1 - c) / R),
                 miss_below=np.mean(hi < tgt), miss_above=np.mean(lo > tgt),
                 mean_width=widths[m], width_vs_nb=widths[m] / widths["corrected_t"],
+                oracle_width_vs_nb=oracle / widths["corrected_t"],
                 width_vs_nested=(widths[m] / widths["nested_cv"]
                                  if "nested_cv" in widths else np.nan),
                 mean_fits=fits, fits_per_second=fits / secs if secs > 0 else np.nan,
@@ -251,11 +257,14 @@ def run_coverage(design, reps, seed, ns, only=None, draw_design="pairs"):
     tag = design if draw_design == "pairs" else f"{design}_{draw_design}"
     raw.to_csv(RESULTS / f"cv_coverage_{tag}_raw.csv", index=False)
     summ.to_csv(RESULTS / f"cv_coverage_{tag}.csv", index=False)
-    show = summ[summ.method.isin(["ustat_default", "ustat_t", "corrected_t", "nested_cv"]
+    show = summ[summ.method.isin(["ustat_default", "ustat_t", "corrected_t", "nested_cv",
+                                  "ustat_log", "ustat_logit"]
+                                 + [f"ustat_{m}_skew" for m in ("t", "log", "logit")]
                                  + [f"ustat_df_{r}" for r in DF_RULES])]
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print(show[["design", "n", "g", "method", "reps", "coverage", "coverage_se",
                     "miss_below", "miss_above", "mean_width", "width_vs_nb",
+                    "oracle_width_vs_nb",
                     "width_vs_nested", "mean_fits", "fallback_rate",
                     "median_df"]].round(3).to_string())
     return summ

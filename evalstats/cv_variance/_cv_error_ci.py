@@ -22,7 +22,7 @@ from .._validation import rng_alias
 from .._warnings import Notes, SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import cv_error_ci_iv
-from ._draws import projection_df
+from ._draws import projection_df, projection_skewness
 from ._engine import (
     data_df,
     finish_variance,
@@ -208,18 +208,19 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
     n, g = len(args.y), args.g
     var, v1, fallback = finish_variance(agg, acc, args, notes)
     interval = args.interval
-    if not transformed_ok(interval, agg["theta"], args.bounds):
+    if not transformed_ok(interval.removesuffix("_skew"), agg["theta"], args.bounds):
         notes.warn(SmallSampleWarning, f"the estimate is {agg['theta']:.3g}, at the edge of "
                    f"the loss range: the {interval}-scale interval is undefined; using the t "
                    "interval instead.")
-        interval = "t"
+        interval = "t_skew" if interval.endswith("_skew") else "t"
     if n < 3 * (g + 1):
         notes.add(f"n = {n} is close to the minimum 2g + 2 = {2 * g + 2}: V̂ has few degrees "
                   "of freedom and the interval is wide.")
     y01 = args.y if args.loss == "auc" else None
     est_df = {m: projection_df(acc, agg["theta"], g, y01, m, args.bounds)
               for m in ("t", "log", "logit")} if g > 0 else {}
-    scale = "t" if interval == "normal" else interval
+    skew = projection_skewness(acc, agg["theta"], g, y01)
+    scale = "t" if interval == "normal" else interval.removesuffix("_skew")
     df = None if interval == "normal" else ustat_df(
         n, agg["variance"], agg["variance_mc_se"],
         interval_data_df(n, g, est_df.get(scale, float("nan"))))
@@ -236,4 +237,4 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],
         n_fits=args.fits_per_draw * agg["n_draws"], variance_fallback=fallback,
-        hoeffding_bound=hb, hoeffding_draws=hn, loss_range=args.bounds)
+        hoeffding_bound=hb, hoeffding_draws=hn, loss_range=args.bounds, skewness=skew)
