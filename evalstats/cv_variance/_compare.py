@@ -14,7 +14,7 @@ from .._warnings import SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import compare_learners_iv
 from ._cv_error_ci import ustat_call
-from ._draws import aggregate, projection_df
+from ._draws import aggregate, projection_df, projection_skewness
 from ._engine import (
     data_df,
     finish_variance,
@@ -130,4 +130,6 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         estimate_b=agg_b["theta"],
         std_error_a=_se(agg_a), std_error_b=_se(agg_b),
         covariance=float((agg_a["variance"] + agg_b["variance"] - agg["variance"]) / 2),
-        statistic=stat, p_value=p, names=names, loss_range=args.bounds)
+        statistic=stat, p_value=p, names=names, loss_range=args.bounds,
+        skewness=projection_skewness(acc[2], agg["theta"], g,
+                                     args.y if args.loss == "auc" else None))

@@ -102,8 +102,13 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
         Cap on draws (default 8·n_draws).
     max_seconds : float, optional
         Stop adding draws after this many seconds (flagged with a ConvergenceWarning).
-    interval : {"auto", "t", "log", "logit", "normal"}, optional
-        Interval of ``"ustat"``, stored as the result's ``interval_method``.
+    interval : str, optional
+        ``"auto"``, ``"t"``, ``"log"``, ``"logit"``, ``"normal"``, ``"t_skew"``,
+        ``"log_skew"`` or ``"logit_skew"``: the interval of ``"ustat"``, stored as the
+        result's ``interval_method``.
+        ``"*_skew"``: the same scale with the skewness correction of the studentized
+        statistic (Johnson 1978; Hall 1992), γ̂ estimated from the per-observation
+        projection terms of the draws (``skewness``; see Notes).
         ``"auto"`` (default): ``"logit"`` for losses with a bounded range (zero-one,
         AUC, a callable with finite ``loss_range``), ``"log"`` for other non-negative
         losses, ``"t"`` otherwise — the transformed intervals are chosen by

@@ -143,7 +143,7 @@ class CVErrorResult(EvalResult):
         Learning-set size g (the estimand is θ(g)).
     loss : str
         Loss name (``"auc"``: the estimate is an AUC, higher is better).
-    interval_method : {"t", "log", "logit", "normal"}
+    interval_method : {"t", "log", "logit", "normal", "t_skew", "log_skew", "logit_skew"}
         Default interval of ``conf_int()`` (see the module docstring); baselines use
         ``"t"`` with their own df.
     std_error : float
@@ -168,6 +168,10 @@ class CVErrorResult(EvalResult):
         Per-split scores of a baseline method.
     loss_range : (float, float)
         Declared range of the loss; intervals are clipped to it.
+    skewness : float
+        Skewness γ̂ of Θ̂ estimated from the first-order projection terms of the draws
+        (:func:`~evalstats.cv_variance._draws.projection_skewness`); used by the
+        ``"*_skew"`` intervals (NaN for baselines: they are uncorrected).
     """
 
     train_size: int = 0
