@@ -107,9 +107,18 @@ def skew_limits(q: float, skewness: float, c: float = 0.0) -> tuple[float, float
 
     h is increasing (h' = (1 + Ax)² ≥ 0), so the limits nest in q, and to first order
     k_lo = q − s, k_hi = q + s. A non-finite γ gives (q, q).
+
+    Caveat (measured, ``benchmarks/README.md``): h is flat at x = −1/A, and once −q lies
+    below h(−1/A) = B − 1/(3A) the long-tail limit grows fast — on the t scale with
+    q = 2.1, k_hi = 2.3, 2.9, 8.7 at γ = 0.1, 0.3, 0.5 — so the raw-scale interval
+    ``"t_skew"`` is very wide for strongly skewed losses at small n. On the log scale
+    c ≈ −σ/θ keeps A small. For |γ| > 1 the interval would even become *narrower* than
+    the uncorrected one, outside any range where the expansion holds, so γ is clipped to
+    [−1, 1].
     """
     if not np.isfinite(skewness):
         return float(q), float(q)
+    skewness = float(np.clip(skewness, -1.0, 1.0))
     A, B = (2 * skewness + 3 * c) / 6.0, skewness / 6.0
 
     def inv(y):
