@@ -69,6 +69,14 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         ``estimate`` = Θ̂_A − Θ̂_B (for the AUC: AUC_A − AUC_B), ``p_value``,
         ``statistic``, each learner's estimate and the covariance.
 
+    Notes
+    -----
+    Measured in ``benchmarks/cv_coverage.py --design compare`` (two strongly correlated
+    learners): type-I error 0.025–0.058 at n ≤ 60, but 0.072 ± 0.013 (400 data sets) at
+    n = 100, g = 25, with the rejections on one side: there the studentized difference is
+    skewed by a second-order part of the difference kernel that the first-order
+    projection (and so the ``skewness`` stored in the result) does not capture.
+
     See Also
     --------
     cv_error_ci : one learner.
