@@ -9,7 +9,7 @@ from scipy import stats
 from sklearn.dummy import DummyRegressor
 from test_cv_df import _exact_acc, brute_terms
 
-from evalstats.cv_variance import CVErrorResult, cv_error_ci
+from evalstats.cv_variance import CVErrorResult, compare_learners, cv_error_ci
 from evalstats.cv_variance._draws import projection_skewness
 from evalstats.cv_variance._results import skew_limits, skew_shift
 
@@ -124,3 +124,12 @@ def test_cv_error_ci_accepts_skew_intervals():
     assert res.conf_int() == res.conf_int(method="log_skew")
     with pytest.raises(ValueError, match="interval"):
         cv_error_ci(MeanReg(), X, y, interval="logit_skew", **kw)
+
+
+def test_compare_learners_records_the_difference_skewness():
+    rng = np.random.default_rng(15)
+    y, X = rng.normal(size=30), np.zeros((30, 1))
+    zero = DummyRegressor(strategy="constant", constant=0.0)
+    res = compare_learners(MeanReg(), zero, X, y, train_size=5, loss="squared",
+                           n_draws=40, mc_tol=None, rng=0)
+    assert np.isfinite(res.skewness) and res.glance()["skewness"].iloc[0] == res.skewness

@@ -235,7 +235,7 @@ class CVErrorResult(EvalResult):
                     variance_mc_se=self.variance_mc_se, mc_se=self.mc_se,
                     leading_variance=self.leading_variance, df=self.df,
                     n_draws=self.n_draws, n_fits=self.n_fits,
-                    variance_fallback=self.variance_fallback)
+                    variance_fallback=self.variance_fallback, skewness=self.skewness)
 
     def _title(self) -> str:
         return f"Expected {'AUC' if self.loss == 'auc' else 'loss'} of a learner (θ(g))"
