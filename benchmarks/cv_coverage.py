@@ -29,6 +29,8 @@ Usage: ``python benchmarks/cv_coverage.py [--design mean|clf|reg|compare|all] [-
 [--quick]``. Writes ``benchmarks/results/cv_coverage_<design>.csv`` (summary),
 ``cv_coverage_<design>_raw.csv`` (per replication) and ``cv_compare.csv``; with
 ``--draw-design partition`` the coverage files are ``cv_coverage_<design>_partition*.csv``.
+``--design mean --combine a_raw.csv b_raw.csv`` pools runs made with different ``--seed``
+(and ``--out``) into one summary (how the 400-replication mean-design table was made).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from evalstats.cv_variance import compare_learners, cv_error_ci
 from evalstats.cv_variance._engine import interval_data_df, ustat_df
 
 RESULTS = Path(__file__).resolve().parent / "results"
-USTAT_INTERVALS = ("log", "logit", "t", "normal")
+USTAT_INTERVALS = ("log", "logit", "t", "normal", "t_skew", "log_skew", "logit_skew")
 DF_RULES = ("calibrated", "estimated", "min")
 
 
@@ -169,7 +171,8 @@ def one_replication(design, n, g, rng, draw_design="pairs"):
                    std_error=u.std_error, variance=u.variance_estimate,
                    leading_variance=u.leading_variance, variance_mc_se=u.variance_mc_se,
                    df=u.df, n_draws=u.n_draws, n_fits=u.n_fits,
-                   fallback=bool(u.variance_fallback), default=u.interval_method)
+                   fallback=bool(u.variance_fallback), default=u.interval_method,
+                   skewness=u.skewness)
         for m in USTAT_INTERVALS:
             row[f"ustat_{m}_low"], row[f"ustat_{m}_high"] = u.conf_int(method=m)
         row["ustat_default_low"], row["ustat_default_high"] = u.conf_int()
@@ -209,6 +212,10 @@ def summarise(raw, truths):
         methods = [f"ustat_{m}" for m in ("default",) + USTAT_INTERVALS] + [
             f"ustat_df_{r}" for r in DF_RULES if f"ustat_df_{r}_low" in grp] + [
             m for m in ("corrected_t", "naive_t", "nested_cv", "bayle") if f"{m}_low" in grp]
+        # width of the oracle interval Θ̂ ± z·sd(Θ̂) (sd known: the spread of the estimate
+        # over the data sets) relative to Nadeau–Bengio: no interval with estimated
+        # variance and correct coverage can be much narrower than the oracle
+        oracle = 2 * stats.norm.ppf(0.975) * grp["estimate"].std(ddof=1)
         widths = {}
         for m in methods:
             lo, hi = grp[f"{m}_low"].to_numpy(float), grp[f"{m}_high"].to_numpy(float)
@@ -226,6 +233,7 @@ def summarise(raw, truths):
                 coverage=c, coverage_se=np.sqrt(c * (1 - c) / R),
                 miss_below=np.mean(hi < tgt), miss_above=np.mean(lo > tgt),
                 mean_width=widths[m], width_vs_nb=widths[m] / widths["corrected_t"],
+                oracle_width_vs_nb=oracle / widths["corrected_t"],
                 width_vs_nested=(widths[m] / widths["nested_cv"]
                                  if "nested_cv" in widths else np.nan),
                 mean_fits=fits, fits_per_second=fits / secs if secs > 0 else np.nan,
@@ -247,15 +255,34 @@ def run_coverage(design, reps, seed, ns, only=None, draw_design="pairs"):
         print(f"{design} n={n} g={g}: {reps} reps in {time.perf_counter() - t0:.0f} s",
               flush=True)
     raw = pd.DataFrame(rows)
-    summ = summarise(raw, truths)
+    raw["seed"] = seed
     tag = design if draw_design == "pairs" else f"{design}_{draw_design}"
+    return write_summary(raw, truths, tag)
+
+
+def combine_raw(paths, design, tag):
+    """Pool per-replication files of *different* seeds (column ``seed``) and summarise."""
+    raw = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    truths = {}
+    for seed in raw["seed"].unique():  # θ(g) by Monte Carlo is seeded by the run's seed
+        for g in raw.loc[raw.seed == seed, "g"].unique():
+            truths.setdefault((design, g), DESIGNS[design]["truth"](
+                int(g), np.random.default_rng([int(seed), int(g)])))
+    return write_summary(raw, truths, tag)
+
+
+def write_summary(raw, truths, tag):
+    summ = summarise(raw, truths)
     raw.to_csv(RESULTS / f"cv_coverage_{tag}_raw.csv", index=False)
     summ.to_csv(RESULTS / f"cv_coverage_{tag}.csv", index=False)
-    show = summ[summ.method.isin(["ustat_default", "ustat_t", "corrected_t", "nested_cv"]
+    show = summ[summ.method.isin(["ustat_default", "ustat_t", "corrected_t", "nested_cv",
+                                  "ustat_log", "ustat_logit"]
+                                 + [f"ustat_{m}_skew" for m in ("t", "log", "logit")]
                                  + [f"ustat_df_{r}" for r in DF_RULES])]
     with pd.option_context("display.width", 200, "display.max_rows", 500):
         print(show[["design", "n", "g", "method", "reps", "coverage", "coverage_se",
                     "miss_below", "miss_above", "mean_width", "width_vs_nb",
+                    "oracle_width_vs_nb",
                     "width_vs_nested", "mean_fits", "fallback_rate",
                     "median_df"]].round(3).to_string())
     return summ
@@ -273,7 +300,8 @@ def _compare_rep(n, g, mu, rng, baselines=True):
         r = compare_learners(MeanReg(), MeanReg(0.5), X, y, rng=rng, **kw)
         row.update(estimate=r.estimate, p_ustat=r.p_value, draws=r.n_draws, df=r.df,
                    fallback=bool(r.variance_fallback), seconds=time.perf_counter() - t0,
-                   std_error=r.std_error, data_df_estimated=r.diagnostics["data_df_estimated"])
+                   std_error=r.std_error, data_df_estimated=r.diagnostics["data_df_estimated"],
+                   skewness=r.skewness)
         for rule in DF_RULES:  # the p-value under each rule for the data df
             df = ustat_df(n, r.variance_estimate, r.variance_mc_se,
                           interval_data_df(n, g, row["data_df_estimated"], rule))
@@ -306,6 +334,7 @@ def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), p
         mu0 = np.sqrt(3 / g)
         null = pd.DataFrame([_compare_rep(n, g, mu0, gen) for gen in rng.spawn(reps)])
         if null_only:
+            null.to_csv(RESULTS / f"cv_compare_null_raw_n{n}_g{g}.csv", index=False)
             out += [dict(n=n, g=g, hypothesis="H0", method=m, reps=reps,
                          rejection_rate=np.mean(null[f"p_{m}"] < 0.05),
                          median_df_estimated=null.data_df_estimated.median())
@@ -341,8 +370,11 @@ def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), p
                                 mean_seconds=df.seconds.mean() if m == "ustat" else np.nan))
         print(f"compare n={n} g={g} done", flush=True)
     res = pd.DataFrame(out)
-    res.to_csv(RESULTS / ("cv_compare_null_df_rules.csv" if null_only else "cv_compare.csv"),
-               index=False)
+    tag = "_".join(f"n{n}_g{g}" for n, g in settings)
+    name = "cv_compare.csv" if not null_only else (
+        "cv_compare_null_df_rules.csv" if tag == "n30_g5_n40_g10_n60_g10_n100_g25"
+        else f"cv_compare_null_{tag}.csv")
+    res.to_csv(RESULTS / name, index=False)
     with pd.option_context("display.width", 200):
         print(res.round(3).to_string())
     return res
@@ -358,18 +390,25 @@ def main(argv=None):
                     help="only these cells, e.g. 100,10 60,15 (development runs)")
     ap.add_argument("--null-only", action="store_true",
                     help="compare: type-I error only, under each df rule "
-                         "(cv_compare_null_df_rules.csv)")
+                         "(cv_compare_null_df_rules.csv; with --cells cv_compare_null_<cells>.csv "
+                         "and the per-replication cv_compare_null_raw_<cell>.csv)")
     ap.add_argument("--draw-design", default="pairs", choices=["pairs", "partition"],
                     help="design= of cv_error_ci in the coverage designs")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--quick", action="store_true", help="a few reps per cell (smoke test)")
+    ap.add_argument("--combine", nargs="+", default=None, metavar="RAW_CSV",
+                    help="pool these per-replication files (runs with different --seed) of "
+                         "one --design and write the summary; no new replications")
     a = ap.parse_args(argv)
     global RESULTS
     if a.out:
         RESULTS = Path(a.out)
     RESULTS.mkdir(exist_ok=True)
     only = [tuple(int(v) for v in c.split(",")) for c in a.cells] if a.cells else None
+    if a.combine:
+        combine_raw(a.combine, a.design, a.design)
+        return
     designs = ["mean", "clf", "reg", "compare"] if a.design == "all" else [a.design]
     default_reps = {"mean": 300, "clf": 100, "reg": 100, "compare": 200}
     for d in designs:

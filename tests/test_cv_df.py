@@ -32,8 +32,8 @@ def _exact_acc(y, g):
     return acc
 
 
-def _brute_df(y, g, scale):
-    """The same df written out from its definition, by direct enumeration."""
+def brute_terms(y, g):
+    """First-order terms a_k of Θ̂ and θ̂, written out by direct enumeration."""
     n = len(y)
     sets = list(itertools.combinations(range(n), g))
     t = np.array([np.mean([(y[k] - y[list(L)].mean()) ** 2 for L in sets if k not in L])
@@ -43,7 +43,13 @@ def _brute_df(y, g, scale):
     lk = np.array([np.mean([held[L] for L in sets if k in L]) for k in range(n)])
     theta = np.mean([(y[j] - y[list(L)].mean()) ** 2 for L in sets for j in range(n)
                      if j not in L])
-    a = ((t - t.mean()) + g * (lk - lk.mean())) / n
+    return ((t - t.mean()) + g * (lk - lk.mean())) / n, theta
+
+
+def _brute_df(y, g, scale):
+    """The same df written out from its definition, by direct enumeration."""
+    n = len(y)
+    a, theta = brute_terms(y, g)
     c = {"t": 0.0, "log": 2 / theta}[scale]
     b = a ** 2 / np.sum(a ** 2) - c * a
     return 2 / (n * np.var(b, ddof=1)), theta

@@ -45,8 +45,9 @@ def register(sub) -> None:
     p.add_argument("--method", default="ustat",
                    help="ustat|naive_t|corrected_t|5x2cv|bayle|nested_cv")
     p.add_argument("--interval", default="auto",
-                   help="auto|t|log|logit|normal (ustat; auto: logit for bounded losses, "
-                        "log for nonnegative ones)")
+                   help="auto|t|log|logit|normal|t_skew|log_skew|logit_skew (ustat; auto: "
+                        "logit for bounded losses, log for nonnegative ones; *_skew: with "
+                        "the skewness correction)")
     p.add_argument("--design", default=None,
                    help="pairs|partition (default: pairs for one learner, partition for "
                         "--compare)")

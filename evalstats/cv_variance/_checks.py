@@ -223,8 +223,9 @@ def _common_iv(estimators, X, y, train_size, loss, loss_range, method, confidenc
         lo, hi = bounds
         interval = ("logit" if np.isfinite(lo) and np.isfinite(hi)
                     else "log" if lo >= 0 else "t")
-    elif interval == "logit" and not np.all(np.isfinite(bounds)):
-        raise fail("interval", "'auto', 't', 'log' or 'normal' for a loss with an unbounded "
+    elif interval in ("logit", "logit_skew") and not np.all(np.isfinite(bounds)):
+        raise fail("interval", "'auto', 't', 'log', 'normal' or their '_skew' versions for a "
+                   "loss with an unbounded "
                    f"range [{bounds[0]:g}, {bounds[1]:g}]", value=interval)
     return CVArgs(X, y, g, loss, bounds, method, confidence_level, n_draws, mc_tol,
                   max_draws, max_seconds, interval, n_splits, design)

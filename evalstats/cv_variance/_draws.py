@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["BUILTIN_LOSSES", "DrawTask", "aggregate", "fit_predict", "case_losses",
-           "single_threaded", "leading_variance", "projection_terms", "projection_df"]
+           "single_threaded", "leading_variance", "projection_terms", "projection_df",
+           "projection_skewness"]
 
 #: declared ranges of the built-in losses (``auc`` is a score, higher is better)
 BUILTIN_LOSSES = {"zero_one": (0.0, 1.0), "squared": (0.0, np.inf), "log": (0.0, np.inf),
@@ -408,3 +409,36 @@ def projection_df(acc: np.ndarray, theta: float, g: int, y: np.ndarray | None,
         if bk.size > 1:
             var += bk.size * bk.var(ddof=1)
     return float(2.0 / var) if var > 0 else float("nan")
+
+
+def projection_skewness(acc: np.ndarray, theta: float, g: int,
+                        y: np.ndarray | None) -> float:
+    r"""Skewness γ̂ of Θ̂ (already of the estimate: ∝ n^{-1/2}) from its first-order terms.
+
+    With Θ̂ − θ ≈ Σ_k a_k (:func:`projection_terms`, independent terms), the third
+    cumulant of Θ̂ is Σ_k E a_k³ and its variance Σ_k E a_k², so
+
+    .. math:: \hat\gamma = \frac{k_3}{k_2^{3/2}},\qquad
+              k_2 = \frac{n}{n-1}\sum_k (\hat a_k^2 - \hat\nu_k),\qquad
+              k_3 = \frac{n^2}{(n-1)(n-2)}\sum_k (\hat a_k^3 - 3\hat a_k\hat\nu_k),
+
+    with â_k centred (within each class for the AUC, summed over classes), ν̂_k the
+    Monte-Carlo variance of â_k (E(a + e)³ = a³ + 3a·E e² for noise e of mean 0) and the
+    factors of Fisher's k-statistics. With ``g = 0`` (fixed test set, Θ̂ the mean of n
+    losses) γ̂ = G₁/√n, G₁ the adjusted sample skewness of the losses
+    (``scipy.stats.skew(bias=False)``). Returns NaN when the terms are unavailable.
+    """
+    terms = projection_terms(acc, theta, g, y)
+    if terms is None:
+        return float("nan")
+    a, noise, groups = terms
+    k2 = k3 = 0.0
+    for grp in np.unique(groups):
+        ak, nu = a[groups == grp], noise[groups == grp]
+        m = ak.size
+        if m < 3:
+            continue
+        ak = ak - ak.mean()
+        k2 += m / (m - 1) * float((ak * ak - nu).sum())
+        k3 += m * m / ((m - 1) * (m - 2)) * float((ak ** 3 - 3 * ak * nu).sum())
+    return float(k3 / k2 ** 1.5) if k2 > 0 else float("nan")

@@ -9,7 +9,11 @@ recomputes any of them from the stored estimate, standard error and df):
   zero-one, AUC): p = (Θ̂ − a)/(b − a), logit p ± q·se/((b − a)p(1 − p));
   where a transformed interval is undefined (Θ̂ on the edge of the range, logit of an
   unbounded loss) ``conf_int`` gives the t interval;
-* ``"normal"`` — Θ̂ ± z·se (the source's asymptotic interval).
+* ``"normal"`` — Θ̂ ± z·se (the source's asymptotic interval);
+* ``"t_skew"``, ``"log_skew"``, ``"logit_skew"`` — the same three intervals with the
+  skewness correction of the studentized statistic (:func:`skew_limits`): the interval
+  on the transformed scale f is [f(Θ̂) − k_lo·se_f, f(Θ̂) + k_hi·se_f] with
+  k_lo ≈ q − s, k_hi ≈ q + s (:func:`skew_shift`).
 
 q is :func:`evalstats._result.critical_value` with the result's ``df``.
 """
@@ -23,10 +27,11 @@ import numpy as np
 
 from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value, wald_interval
 
-__all__ = ["CVErrorResult", "CompareLearnersResult", "INTERVAL_METHODS", "transformed_ok"]
+__all__ = ["CVErrorResult", "CompareLearnersResult", "INTERVAL_METHODS", "transformed_ok",
+           "skew_shift", "skew_limits"]
 
 #: interval methods of a single learner's result (first: the class default)
-INTERVAL_METHODS = ("t", "log", "logit", "normal")
+INTERVAL_METHODS = ("t", "log", "logit", "normal", "t_skew", "log_skew", "logit_skew")
 
 
 def _clip(lo, hi, bounds) -> ConfidenceInterval:
@@ -48,16 +53,93 @@ def transformed_ok(method: str, estimate: float, bounds) -> bool:
     return True
 
 
-def _transformed(method, est, se, q, bounds) -> tuple[float, float]:
+def curvature(method: str, est: float, se: float, bounds) -> float:
+    r"""c = se·f''(Θ̂)/f'(Θ̂) of the interval's scale f (0 for t, −se/Θ̂ for log,
+    se·(2p − 1)/((b − a)p(1 − p)) for logit with p = (Θ̂ − a)/(b − a))."""
     if method == "log":
-        h = q * se / est
+        return -se / est
+    if method == "logit":
+        a, b = bounds
+        p = (est - a) / (b - a)
+        return se * (2 * p - 1) / ((b - a) * p * (1 - p))
+    return 0.0
+
+
+def skew_shift(q: float, skewness: float, c: float = 0.0) -> float:
+    r"""First-order location shift s (in standard errors of the interval's scale) of the
+    skewness-corrected studentized interval; see :func:`skew_limits`.
+
+    Let Θ̂ have variance σ² and skewness γ (third cumulant γσ³), let f be the interval's
+    scale with c = σ f''(θ)/f'(θ), and let the first-order fluctuation of V̂ be that of a
+    studentized mean, Cov(Θ̂, V̂) = γσ³ (V̂ ≈ Σ_k a_k², the Hoeffding projection). With
+    ε = (Θ̂ − θ)/σ and δ = (V̂ − σ²)/σ², the statistic T = (f(Θ̂) − f(θ))/(f'(Θ̂)√V̂)
+    expands as T ≈ ε − cε²/2 − εδ/2, so E T ≈ −(γ + c)/2 and κ₃(T) ≈ −2γ − 3c. The
+    Cornish–Fisher expansion q_p = z_p + E T + κ₃(T)(z_p² − 1)/6 then gives
+
+    .. math:: q_p = z_p - s,\qquad s = \frac{\gamma(2 z_p^2 + 1) + 3 c z_p^2}{6},
+
+    the same s at p and 1 − p: to this order the correction of a two-sided interval is a
+    shift by s·se_f. With c = 0 this is the correction of Johnson (1978) and Hall (1992)
+    for a studentized mean; on the log scale c = −σ/θ partly cancels γ (a gamma
+    variable has γ = 2σ/θ: the log interval removes about 2/3 of its shift at z = 2), so
+    the correction is not applied twice. ``q`` (a t quantile here) takes the place of z_p.
+    A non-finite γ gives s = 0.
+    """
+    if not np.isfinite(skewness):
+        return 0.0
+    return float((skewness * (2 * q * q + 1) + 3 * c * q * q) / 6.0)
+
+
+def skew_limits(q: float, skewness: float, c: float = 0.0) -> tuple[float, float]:
+    r"""Multipliers (k_lo, k_hi) of the skewness-corrected interval
+    [f(Θ̂) − k_lo·se_f, f(Θ̂) + k_hi·se_f] on the interval's scale f.
+
+    The first-order Cornish–Fisher quantiles q ∓ s of :func:`skew_shift` are not monotone
+    in q (intervals at 99 % and 95 % would not nest once q·γ is large). As Hall (1992b)
+    does for the studentized mean, the statistic T is instead mapped by the monotone
+    cubic h(x) = x + A x² + A² x³/3 + B, A = (2γ + 3c)/6, B = γ/6, which removes the
+    first-order mean and skewness of T (E T ≈ −(γ + c)/2 and κ₃(T) ≈ −2γ − 3c, see
+    :func:`skew_shift`; with c = 0 these are Hall's a = γ/3, b = γ/6), and h(T) is
+    referred to ±q:
+
+    .. math:: h^{-1}(y) = \frac{(1 + 3A(y - B))^{1/3} - 1}{A},\qquad
+              k_{lo} = h^{-1}(q),\quad k_{hi} = -h^{-1}(-q).
+
+    h is increasing (h' = (1 + Ax)² ≥ 0), so the limits nest in q, and to first order
+    k_lo = q − s, k_hi = q + s. A non-finite γ gives (q, q).
+
+    Caveat (measured, ``benchmarks/README.md``): h is flat at x = −1/A, and once −q lies
+    below h(−1/A) = B − 1/(3A) the long-tail limit grows fast — on the t scale with
+    q = 2.1, k_hi = 2.3, 2.9, 8.7 at γ = 0.1, 0.3, 0.5 — so the raw-scale interval
+    ``"t_skew"`` is very wide for strongly skewed losses at small n. On the log scale
+    c ≈ −σ/θ keeps A small. For |γ| > 1 the interval would even become *narrower* than
+    the uncorrected one, outside any range where the expansion holds, so γ is clipped to
+    [−1, 1].
+    """
+    if not np.isfinite(skewness):
+        return float(q), float(q)
+    skewness = float(np.clip(skewness, -1.0, 1.0))
+    A, B = (2 * skewness + 3 * c) / 6.0, skewness / 6.0
+
+    def inv(y):
+        if abs(A) < 1e-12:
+            return y - B
+        return float((np.cbrt(1 + 3 * A * (y - B)) - 1) / A)
+
+    return inv(q), -inv(-q)
+
+
+def _transformed(method, est, se, lo_q, hi_q, bounds) -> tuple[float, float]:
+    if method == "log":
+        h = se / est
         with np.errstate(over="ignore"):
-            return est * np.exp(-h), est * np.exp(h)
+            return est * np.exp(-lo_q * h), est * np.exp(hi_q * h)
     a, b = bounds
     p = (est - a) / (b - a)
-    h = q * se / ((b - a) * p * (1 - p))
+    h = se / ((b - a) * p * (1 - p))
     eta = np.log(p / (1 - p))
-    return a + (b - a) / (1 + np.exp(-(eta - h))), a + (b - a) / (1 + np.exp(-(eta + h)))
+    return (a + (b - a) / (1 + np.exp(-(eta - lo_q * h))),
+            a + (b - a) / (1 + np.exp(-(eta + hi_q * h))))
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
@@ -70,7 +152,7 @@ class CVErrorResult(EvalResult):
         Learning-set size g (the estimand is θ(g)).
     loss : str
         Loss name (``"auc"``: the estimate is an AUC, higher is better).
-    interval_method : {"t", "log", "logit", "normal"}
+    interval_method : {"t", "log", "logit", "normal", "t_skew", "log_skew", "logit_skew"}
         Default interval of ``conf_int()`` (see the module docstring); baselines use
         ``"t"`` with their own df.
     std_error : float
@@ -95,6 +177,10 @@ class CVErrorResult(EvalResult):
         Per-split scores of a baseline method.
     loss_range : (float, float)
         Declared range of the loss; intervals are clipped to it.
+    skewness : float
+        Skewness γ̂ of Θ̂ estimated from the first-order projection terms of the draws
+        (:func:`~evalstats.cv_variance._draws.projection_skewness`); used by the
+        ``"*_skew"`` intervals (NaN for baselines: they are uncorrected).
     """
 
     train_size: int = 0
@@ -110,6 +196,7 @@ class CVErrorResult(EvalResult):
     hoeffding_draws: float = float("nan")
     split_scores: np.ndarray | None = None
     loss_range: tuple = (-np.inf, np.inf)
+    skewness: float = float("nan")
 
     INTERVAL_METHODS: ClassVar[tuple[str, ...]] = INTERVAL_METHODS
 
@@ -125,15 +212,20 @@ class CVErrorResult(EvalResult):
     def _interval(self, level: float, method: str) -> ConfidenceInterval:
         if self.std_error is None or not np.isfinite(self.std_error):
             return ConfidenceInterval(float("nan"), float("nan"))
-        if method in ("log", "logit") and not transformed_ok(method, self.estimate,
-                                                             self.loss_range):
-            method = "t"  # undefined (boundary, or logit of an unbounded loss): t interval
-        if method in ("log", "logit"):
-            lo, hi = _transformed(method, self.estimate, self.std_error,
-                                  critical_value(level, self.df), self.loss_range)
+        skew = method.endswith("_skew")
+        scale = method[:-5] if skew else method
+        if scale in ("log", "logit") and not transformed_ok(scale, self.estimate,
+                                                            self.loss_range):
+            scale = "t"  # undefined (boundary, or logit of an unbounded loss): t interval
+        q = critical_value(level, None if scale == "normal" else self.df)
+        k_lo, k_hi = skew_limits(q, self.skewness, curvature(
+            scale, self.estimate, self.std_error, self.loss_range)) if skew else (q, q)
+        if scale in ("log", "logit"):
+            lo, hi = _transformed(scale, self.estimate, self.std_error, k_lo, k_hi,
+                                  self.loss_range)
         else:
-            lo, hi = wald_interval(self.estimate, self.std_error, level,
-                                   None if method == "normal" else self.df)
+            lo = self.estimate - k_lo * self.std_error
+            hi = self.estimate + k_hi * self.std_error
         return _clip(lo, hi, self.loss_range)
 
     def _glance_extra(self) -> dict[str, Any]:
@@ -143,7 +235,7 @@ class CVErrorResult(EvalResult):
                     variance_mc_se=self.variance_mc_se, mc_se=self.mc_se,
                     leading_variance=self.leading_variance, df=self.df,
                     n_draws=self.n_draws, n_fits=self.n_fits,
-                    variance_fallback=self.variance_fallback)
+                    variance_fallback=self.variance_fallback, skewness=self.skewness)
 
     def _title(self) -> str:
         return f"Expected {'AUC' if self.loss == 'auc' else 'loss'} of a learner (θ(g))"
