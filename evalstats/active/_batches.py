@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_option, fail
+from ._calibration import apply_recalibration, fit_recalibration
 from ._design import (
     StrataModel,
     coefficients_at,
@@ -29,6 +30,9 @@ from ._proposals import Pool, Proposal, plot_sample
 __all__ = ["BatchDesign", "DESIGNS", "design_iv"]
 
 DESIGNS = ("pps", "with_replacement")
+
+#: fewest labels for the recalibrated model in the anticipated-variance floor
+MIN_RECALIBRATION = 10
 
 
 class BatchDesign:
@@ -106,18 +110,33 @@ class BatchDesign:
         return unl, pi, m, g
 
     def anticipated(self, batches: list[dict[str, Any]], lab_idx: np.ndarray,
-                    lab_y: np.ndarray, lab_batch: np.ndarray) -> list[dict[str, Any]]:
-        """The batches with their anticipated-variance totals recomputed under the *final*
-        model (fitted on every label): ``Σ_{U_k} (1 − π_k)/π_k · v(m_final)`` overall and per
-        prediction column. The inclusion probabilities ``π_k`` are replayed (they are a
-        deterministic function of the labels of the batches before ``k``)."""
+                    lab_y: np.ndarray, lab_batch: np.ndarray,
+                    lab_pi: np.ndarray | None = None) -> list[dict[str, Any]]:
+        """The batches with their anticipated-variance totals recomputed from every label:
+        ``Σ_{U_k} (1 − π_k)/π_k · v`` overall and per prediction column.
+
+        ``v = max{m_f(1 − m_f), m_r(1 − m_r)}``: ``m_f`` is the stratified model fitted on
+        every label; ``m_r = σ(a + b·logit m)`` the logistic recalibration of the scores on
+        the labels (:func:`~._calibration.fit_recalibration`, weights ``1/π``; needs
+        ``lab_pi``). The stratified model only moves a stratum once its labels show events,
+        so where the scores are overconfident it keeps the tiny variance of the strata whose
+        few labels hold no positive — the unsampled mass that made intervals undercover.
+        The recalibration borrows the slope ``b`` from every stratum and extends it there.
+        The inclusion probabilities ``π_k`` are replayed (a deterministic function of the
+        labels of the batches before ``k``)."""
         m_final = self.model.probabilities(lab_idx, lab_y)     # always learned from labels
+        v_final = m_final * (1.0 - m_final)
+        if lab_pi is not None and len(lab_idx) >= MIN_RECALIBRATION:
+            m_r = apply_recalibration(self.pool.probs,
+                                      fit_recalibration(self.pool.probs[lab_idx], lab_y,
+                                                        1.0 / np.asarray(lab_pi, float)))
+            np.maximum(v_final, m_r * (1.0 - m_r), out=v_final)
         out = []
         for k, bt in enumerate(batches):
             before = lab_batch < k
             unl, pi, _, _ = self.inclusion(int(bt["n_target"]), lab_idx[before], lab_y[before])
-            mu = unl.take(m_final)
-            av = _anticipated_terms(pi, mu * (1.0 - mu) if bt.get("model", 1.0) else mu)
+            av = _anticipated_terms(pi, unl.take(v_final) if bt.get("model", 1.0)
+                                    else unl.take(m_final))
             out.append(dict(bt, antic_0=float(av.sum()),
                             antic_f=(av @ unl.take(self.pool.preds)).tolist()))
         return out

@@ -81,7 +81,8 @@ class PPSMixin:
         keep = bt < complete
         di, bt = di[keep], bt[keep]
         y = np.array([self._labels[i] for i in di])
-        batches = self._pps.anticipated(self._pps_batches[:complete], di, y, bt)
+        batches = self._pps.anticipated(self._pps_batches[:complete], di, y, bt,
+                                        np.asarray(self._draw_q)[keep])
         return design_sample(
             self._ids[di], y, self._pool.preds[di], bt, np.asarray(self._draw_q)[keep],
             [self._pps_m[i] for i in di], batches, self._config["sampling"],
