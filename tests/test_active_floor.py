@@ -5,9 +5,10 @@ Sources of the expected values:
   ``(1, logit m)``: compared with statsmodels ``GLM(Binomial, var_weights=w)`` (an independent
   IRLS fit); with the default ridge, with an inline ``scipy.optimize`` minimisation of the
   penalised log-likelihood written here from the docstring's formula.
-* The floor of a one-batch design is ``Σ_U (1 − π)/π · max{m_f(1 − m_f), m_r(1 − m_r)}``
-  (Särndal, Swensson & Wretman 1992, §12.2, with the larger of the two models' Bernoulli
-  variances), recomputed here by hand from the batch's ``π``.
+* The floor of a one-batch design (calibrated estimator) is, per prediction group ``g``,
+  ``max over m* ∈ {m_f, m_r} of Σ_U (1 − π)/π · [m*(1 − m*) + (m* − m − δ*_g)²]`` with
+  ``δ*_g`` the group mean of ``m* − m``: the expected squared residual ``y − m − δ_g``
+  (Särndal, Swensson & Wretman 1992, §12.2), recomputed here by hand from the batch's ``π``.
 * Boundary intervals: the union of the Wilson interval at ``n_eff`` (statsmodels
   ``proportion_confint``) and ``Ĝ ± 1.96·SE`` clipped to [0, 1].
 """
@@ -64,7 +65,7 @@ def test_recalibration_ridge_keeps_separable_labels_finite():
     np.testing.assert_allclose(fit_recalibration(m, y, w, ridge=1e6), (0.0, 1.0), atol=1e-4)
 
 
-def test_floor_is_the_larger_of_the_two_models_variances_by_hand():
+def test_floor_is_the_larger_anticipated_variance_by_hand():
     rng = np.random.default_rng(5)
     n_pool, n = 40, 15
     m = np.clip(rng.beta(0.6, 3, n_pool), 1e-4, 1 - 1e-4)
@@ -91,12 +92,17 @@ def test_floor_is_the_larger_of_the_two_models_variances_by_hand():
                            options=dict(xatol=1e-10, fatol=1e-13, maxiter=20000)).x
     m_r = special.expit(ab[0] + ab[1] * _logit(m))
     m_f = ev._pps.model.probabilities(np.asarray(ids), y[ids])
-    v = np.maximum(m_f * (1 - m_f), m_r * (1 - m_r))
-    terms = np.where(pi > 0, (1 - pi) / np.where(pi > 0, pi, 1), 0.0) * v
+    t = np.where(pi > 0, (1 - pi) / np.where(pi > 0, pi, 1), 0.0)
     bt = sample.batches[0]
-    np.testing.assert_allclose(bt["antic_0"], terms.sum(), rtol=1e-5)
-    np.testing.assert_allclose(bt["antic_f"][0], terms[f == 1].sum(), rtol=1e-5)
-    assert bt["antic_0"] > np.sum(np.where(pi > 0, (1 - pi) / pi, 0) * m_f * (1 - m_f))
+    for g, total in ((1, bt["antic_f"][0]), (0, bt["antic_f0"][0])):
+        s = f == g
+        # expected squared residual y - m - δ*_g under m*, δ*_g = mean over the group of m* - m
+        e_f = m_f[s] * (1 - m_f[s]) + (m_f[s] - m[s] - np.mean(m_f[s] - m[s])) ** 2
+        e_r = m_r[s] * (1 - m_r[s]) + (m_r[s] - m[s] - np.mean(m_r[s] - m[s])) ** 2
+        expected = max(np.sum(t[s] * e_f), np.sum(t[s] * e_r))     # the larger model total
+        np.testing.assert_allclose(total, expected, rtol=1e-5)
+    np.testing.assert_allclose(bt["antic_0"], bt["antic_f"][0] + bt["antic_f0"][0])
+    assert bt["antic_0"] > np.sum(t * m_f * (1 - m_f))
 
 
 def test_boundary_interval_keeps_a_large_standard_error():
@@ -111,3 +117,27 @@ def test_boundary_interval_keeps_a_large_standard_error():
     lo, hi = interval(1.0, 0.001, bounded=True, level=0.95, method="linear", n_eff=50)
     assert hi == 1.0
     assert lo == pytest.approx(proportion_confint(50, 50, 0.05, "wilson")[0])
+
+
+def test_design_table_without_the_group_zero_total_is_still_read():
+    """Tables exported before ``batch_antic_f0_j`` existed (their seal does not list it):
+    the group-0 total is then ``batch_antic_0 − batch_antic_f_j``, what the estimator used."""
+    from evalstats.active import active_design
+    from evalstats.active._evaluator_pps import design_from_table
+    from evalstats.active._measures import measure_spec
+
+    rng = np.random.default_rng(2)
+    p = rng.beta(0.5, 6, 2000)
+    y = (rng.random(2000) < p).astype(float)
+    design = active_design(p, 120, "f1", rng=4)
+    yd = y[design["id"]]
+    spec = measure_spec("recall")
+    new = design_from_table(design, yd)[0].estimate(spec)
+    old = design.drop(columns=["batch_antic_f0_0"])
+    legacy = design_from_table(old, yd)[0]
+    assert "antic_f0" not in legacy.batches[0]
+    same = old.assign(batch_antic_f0_0=old["batch_antic_0"] - old["batch_antic_f_0"])
+    ref = design_from_table(same, yd)[0].estimate(spec)
+    got = legacy.estimate(spec)
+    assert got["std_error"] == pytest.approx(ref["std_error"], rel=1e-12)
+    assert got["estimate"] == pytest.approx(new["estimate"], rel=1e-12)
