@@ -206,20 +206,30 @@ def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
     groups of column 0).
     """
     t = _anticipated_terms(pi, np.ones_like(pi))
-    preds = np.asarray(preds).reshape(pi.shape[0], -1)
+    preds = np.asarray(preds, dtype=float).reshape(pi.shape[0], -1)
+    # per model: Σ t·v, Σ t·d, Σ t·d², Σ d over each group (d = m* − μ), by dot products
+    # with the 0/1 prediction columns; Σ t (d − δ)² = Σ t d² − 2δ Σ t d + δ² Σ t
+    per = []
+    for c in cands:
+        d = c - mu
+        td = t * d
+        rows = np.stack([t * (c * (1.0 - c)) + td * d, td, d])      # (3, N)
+        per.append((rows @ preds, rows.sum(axis=1)))                   # group 1, all
+    t1, t_all = t @ preds, float(t.sum())
+    n1 = preds.sum(axis=0)
+    n0 = preds.shape[0] - n1
     a1, a0 = [], []
     for j in range(preds.shape[1]):
-        tot = {}
-        for g in (0.0, 1.0):
-            sel = preds[:, j] == g
-            tot[g] = 0.0
-            for c in cands:
-                d = c[sel] - mu[sel]
-                if centre and d.size:
-                    d = d - d.mean()
-                tot[g] = max(tot[g], float(np.dot(t[sel], c[sel] * (1.0 - c[sel]) + d * d)))
-        a1.append(tot[1.0])
-        a0.append(tot[0.0])
+        tot = {1: 0.0, 0: 0.0}
+        for g1, g_all in per:
+            for g, s_vd, s_td, s_d, s_t, n in (
+                    (1, g1[0, j], g1[1, j], g1[2, j], t1[j], n1[j]),
+                    (0, g_all[0] - g1[0, j], g_all[1] - g1[1, j], g_all[2] - g1[2, j],
+                     t_all - t1[j], n0[j])):
+                delta = s_d / n if centre and n > 0 else 0.0
+                tot[g] = max(tot[g], float(s_vd - 2.0 * delta * s_td + delta * delta * s_t))
+        a1.append(tot[1])
+        a0.append(tot[0])
     return dict(antic_0=a1[0] + a0[0], antic_f=a1, antic_f0=a0)
 
 
