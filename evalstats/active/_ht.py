@@ -62,10 +62,10 @@ of ``y`` refitted on every label: the stratified Beta–Bernoulli model and a lo
 recalibration ``σ(a + b·logit m)`` of the scores (see
 :meth:`~._batches.BatchDesign.anticipated`). The first alone left the floor of the
 false-negative total on ``sim_overconfident`` at 2,500–12,500 against 22,400 under the
-true probabilities, and its 95 % intervals covered 0.87–0.89 at 200 labels (300 runs); with
-the recalibration they cover 0.93–0.95. The evaluator replays each batch's ``π``; an
-exported design table keeps the totals recorded when the batch was drawn (under the
-batch's own model).
+true probabilities, and its 95 % intervals covered 0.865–0.938 (four measures, 200 labels,
+400 runs); with the recalibration and the centring they cover 0.920–0.948. The evaluator
+replays each batch's ``π``; an exported design table keeps the totals recorded when the
+batch was drawn (under the batch's own model).
 """
 
 from __future__ import annotations
