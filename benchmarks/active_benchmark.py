@@ -30,6 +30,8 @@ seconds per run; and the time to build a proposal for a 10-million pool.
 
     python benchmarks/active_benchmark.py --reps 150          # the committed run
     python benchmarks/active_benchmark.py --quick              # 10 repetitions
+    python benchmarks/active_benchmark.py --reps 100 --methods pps_static,oasis --out x.csv
+    python benchmarks/active_benchmark.py --merge benchmarks/results/x.csv   # into the CSV
 """
 
 from __future__ import annotations
@@ -240,6 +242,18 @@ def summarise(raw: pd.DataFrame, truths: dict) -> pd.DataFrame:
     return df
 
 
+def merge_tables(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """``old`` with every (pool, method) that ``new`` holds replaced by ``new``'s rows; the
+    ratio to adaptive OASIS recomputed from the merged table."""
+    key = set(zip(new.pool, new.method, strict=True))
+    keep = [k not in key for k in zip(old.pool, old.method, strict=True)]
+    df = pd.concat([old[keep], new], ignore_index=True)
+    base = df[df.method == "oasis"].set_index(["pool", "budget", "measure"])["rmse"]
+    idx = list(zip(df.pool, df.budget, df.measure, strict=True))
+    df["rmse_ratio_to_oasis"] = df["rmse"] / np.array([base.get(k, np.nan) for k in idx])
+    return df.sort_values(["pool", "method", "budget", "measure"]).reset_index(drop=True)
+
+
 def verdict(table: pd.DataFrame) -> pd.DataFrame:
     """Per method: worst F1 RMSE ratio to adaptive OASIS over pools at 500 and 1000 labels,
     and the coverage range over pools, measures and 200/500/1000 labels (the default is the
@@ -306,7 +320,17 @@ def main(argv=None) -> int:
                     help="only time the proposal for a 10-million pool")
     ap.add_argument("--summarise", default=None, metavar="CSV",
                     help="only print the tables of an earlier results CSV")
+    ap.add_argument("--merge", default=None, metavar="CSV",
+                    help="only merge an earlier run's CSV into the committed "
+                         "active_benchmark.csv (its pools x methods replace the old rows)")
     args = ap.parse_args(argv)
+    if args.merge:
+        target = RESULTS / "active_benchmark.csv"
+        merged = merge_tables(pd.read_csv(target), pd.read_csv(args.merge))
+        merged.to_csv(target, index=False)
+        print_tables(merged)
+        print(f"merged {args.merge} into {target}")
+        return 0
     if args.summarise:
         print_tables(pd.read_csv(args.summarise))
         return 0

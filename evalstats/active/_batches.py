@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_option, fail
+from ._calibration import apply_recalibration, fit_recalibration
 from ._design import (
     StrataModel,
     coefficients_at,
@@ -29,6 +30,9 @@ from ._proposals import Pool, Proposal, plot_sample
 __all__ = ["BatchDesign", "DESIGNS", "design_iv"]
 
 DESIGNS = ("pps", "with_replacement")
+
+#: fewest labels for the recalibrated model in the anticipated-variance floor
+MIN_RECALIBRATION = 10
 
 
 class BatchDesign:
@@ -81,15 +85,14 @@ class BatchDesign:
         m_u = unl.take(m)
         mu = m_u if use_model else np.zeros(unl.n)
         zero = pi <= 0
-        # anticipated (model-expected) variance terms Σ_U (1 − π)/π · Var_m(residual)
-        av = _anticipated_terms(pi, mu * (1.0 - mu) if use_model else m_u)
         pz = preds[zero]
         stats = dict(n_target=float(n), n_unlabeled=float(unl.n), sum_m=float(mu.sum()),
                      sum_f=preds.sum(axis=0).tolist(), sum_fm=(mu @ preds).tolist(),
                      zero_f1=(pz == 1).sum(axis=0).tolist(),
                      zero_f0=(pz == 0).sum(axis=0).tolist(),
-                     antic_0=float(av.sum()), antic_f=(av @ preds).tolist(),
                      model=float(use_model))
+        # anticipated (model-expected) variance under the batch's own model
+        stats.update(anticipated_totals(pi, [m_u], mu, preds, self.estimator == "calibrated"))
         return unl.positions(pos), pi[pos], mu[pos], stats, unl.scatter(pi), g
 
     def inclusion(self, n: int, lab_idx: np.ndarray, lab_y: np.ndarray
@@ -106,20 +109,36 @@ class BatchDesign:
         return unl, pi, m, g
 
     def anticipated(self, batches: list[dict[str, Any]], lab_idx: np.ndarray,
-                    lab_y: np.ndarray, lab_batch: np.ndarray) -> list[dict[str, Any]]:
-        """The batches with their anticipated-variance totals recomputed under the *final*
-        model (fitted on every label): ``Σ_{U_k} (1 − π_k)/π_k · v(m_final)`` overall and per
-        prediction column. The inclusion probabilities ``π_k`` are replayed (they are a
-        deterministic function of the labels of the batches before ``k``)."""
+                    lab_y: np.ndarray, lab_batch: np.ndarray,
+                    lab_pi: np.ndarray | None = None) -> list[dict[str, Any]]:
+        """The batches with their anticipated-variance totals recomputed from every label
+        (:func:`anticipated_totals`) under two models of ``y``: ``m_f``, the stratified model
+        fitted on every label, and ``m_r = σ(a + b·logit m)``, the logistic recalibration of
+        the scores on the labels (:func:`~._calibration.fit_recalibration`, weights
+        ``1/π``; needs ``lab_pi``); each prediction group takes the larger total.
+
+        The stratified model only moves a stratum once its labels show events, so where the
+        scores are overconfident it keeps the tiny variance of the strata whose few labels
+        hold no positive — the unsampled mass that made intervals undercover (sim_overconfident:
+        the floor of the FN total was 2,500–12,500 against 22,400 under the true
+        probabilities). The recalibration borrows the slope ``b`` from every stratum and
+        extends it there. The inclusion probabilities ``π_k`` and the batch's model are
+        replayed (deterministic functions of the labels of the batches before ``k``)."""
         m_final = self.model.probabilities(lab_idx, lab_y)     # always learned from labels
+        cands = [m_final]
+        if lab_pi is not None and len(lab_idx) >= MIN_RECALIBRATION:
+            cands.append(apply_recalibration(
+                self.pool.probs, fit_recalibration(self.pool.probs[lab_idx], lab_y,
+                                                   1.0 / np.asarray(lab_pi, float))))
         out = []
         for k, bt in enumerate(batches):
             before = lab_batch < k
-            unl, pi, _, _ = self.inclusion(int(bt["n_target"]), lab_idx[before], lab_y[before])
-            mu = unl.take(m_final)
-            av = _anticipated_terms(pi, mu * (1.0 - mu) if bt.get("model", 1.0) else mu)
-            out.append(dict(bt, antic_0=float(av.sum()),
-                            antic_f=(av @ unl.take(self.pool.preds)).tolist()))
+            unl, pi, m_k, _ = self.inclusion(int(bt["n_target"]), lab_idx[before],
+                                             lab_y[before])
+            mu = unl.take(m_k) if bt.get("model", 1.0) else np.zeros(unl.n)
+            out.append(dict(bt, **anticipated_totals(
+                pi, [unl.take(c) for c in cands], mu, unl.take(self.pool.preds),
+                self.estimator == "calibrated")))
         return out
 
     def proposal(self, pi_full: np.ndarray, g: float, n: int) -> Proposal:
@@ -161,6 +180,57 @@ class _Rows:
         full = np.zeros(self.size)
         full[self.idx] = values
         return full
+
+
+def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
+                       preds: np.ndarray, centre: bool) -> dict[str, Any]:
+    r"""Model-anticipated variance totals of one batch, by prediction group and model column.
+
+    The batch's estimator has residual ``y − μ − δ_g`` (``μ`` the model it used, ``0`` in a
+    Horvitz–Thompson batch; ``δ_g`` the calibrated estimator's group shift, else 0). Its
+    expected square under a model ``m*`` of ``y`` is
+    ``m*(1 − m*) + (m* − μ − δ*_g)²`` with ``δ*_g`` the mean of ``m* − μ`` over the group's
+    unlabeled items (what ``δ_g`` estimates). Each group's total is the largest over the
+    models ``cands`` (each a coherent model of every label; an item-wise maximum would mix
+    them, and its F1 interval was 5 % wider on er_abt_buy at 1000 labels):
+
+    .. math::
+
+        \tilde V_{g,j} = \max_{m^*} \sum_{U_k:\,f_j = g} \frac{1 - \pi_i}{\pi_i}
+            \bigl[m^*_i (1 - m^*_i) + (m^*_i - \mu_i - \delta^*_{g})^2\bigr]
+
+    (Särndal et al. 1992, §12.2, for one model).
+    Under the batch's own model (``m* = μ``) this is ``Σ (1 − π)/π · μ(1 − μ)``; in a
+    Horvitz–Thompson batch without calibration ``Σ (1 − π)/π · m*``. Returns ``antic_f``
+    (``g = 1``) and ``antic_f0`` (``g = 0``) per model column ``j`` and ``antic_0`` (both
+    groups of column 0).
+    """
+    t = _anticipated_terms(pi, np.ones_like(pi))
+    preds = np.asarray(preds, dtype=float).reshape(pi.shape[0], -1)
+    # per model: Σ t·v, Σ t·d, Σ t·d², Σ d over each group (d = m* − μ), by dot products
+    # with the 0/1 prediction columns; Σ t (d − δ)² = Σ t d² − 2δ Σ t d + δ² Σ t
+    per = []
+    for c in cands:
+        d = c - mu
+        td = t * d
+        rows = np.stack([t * (c * (1.0 - c)) + td * d, td, d])      # (3, N)
+        per.append((rows @ preds, rows.sum(axis=1)))                   # group 1, all
+    t1, t_all = t @ preds, float(t.sum())
+    n1 = preds.sum(axis=0)
+    n0 = preds.shape[0] - n1
+    a1, a0 = [], []
+    for j in range(preds.shape[1]):
+        tot = {1: 0.0, 0: 0.0}
+        for g1, g_all in per:
+            for g, s_vd, s_td, s_d, s_t, n in (
+                    (1, g1[0, j], g1[1, j], g1[2, j], t1[j], n1[j]),
+                    (0, g_all[0] - g1[0, j], g_all[1] - g1[1, j], g_all[2] - g1[2, j],
+                     t_all - t1[j], n0[j])):
+                delta = s_d / n if centre and n > 0 else 0.0
+                tot[g] = max(tot[g], float(s_vd - 2.0 * delta * s_td + delta * delta * s_t))
+        a1.append(tot[1])
+        a0.append(tot[0])
+    return dict(antic_0=a1[0] + a0[0], antic_f=a1, antic_f0=a0)
 
 
 def _anticipated_terms(pi: np.ndarray, vres: np.ndarray) -> np.ndarray:

@@ -11,7 +11,8 @@ Design table columns (one row per selected item, in selection order):
 totals ``batch_n_target``, ``batch_n_unlabeled``, ``batch_sum_m``, ``batch_antic_0``,
 ``batch_model`` (1: the batch's estimator used the model, 0: Horvitz–Thompson) and, per
 model column ``j``, ``batch_sum_f_j``, ``batch_sum_fm_j``, ``batch_antic_f_j``,
-``batch_zero_f1_j``, ``batch_zero_f0_j``.
+``batch_zero_f1_j``, ``batch_zero_f0_j``, ``batch_antic_f0_j`` (tables without the last
+are still read: their group-0 total is ``batch_antic_0 − batch_antic_f_j``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ._ht import DesignSample
 __all__ = ["PPSMixin", "BATCH_SCALARS", "BATCH_LISTS", "design_from_table"]
 
 BATCH_SCALARS = ("n_target", "n_unlabeled", "sum_m", "antic_0", "model")
-BATCH_LISTS = ("sum_f", "sum_fm", "antic_f", "zero_f1", "zero_f0")
+BATCH_LISTS = ("sum_f", "sum_fm", "antic_f", "zero_f1", "zero_f0", "antic_f0")
 
 
 class PPSMixin:
@@ -81,7 +82,8 @@ class PPSMixin:
         keep = bt < complete
         di, bt = di[keep], bt[keep]
         y = np.array([self._labels[i] for i in di])
-        batches = self._pps.anticipated(self._pps_batches[:complete], di, y, bt)
+        batches = self._pps.anticipated(self._pps_batches[:complete], di, y, bt,
+                                        np.asarray(self._draw_q)[keep])
         return design_sample(
             self._ids[di], y, self._pool.preds[di], bt, np.asarray(self._draw_q)[keep],
             [self._pps_m[i] for i in di], batches, self._config["sampling"],
@@ -107,7 +109,7 @@ class PPSMixin:
             df[f"batch_{key}"] = [self._pps_batches[b][key] for b in bt]
         for key in BATCH_LISTS:
             for j in range(pool.preds.shape[1]):
-                df[f"batch_{key}_{j}"] = [self._pps_batches[b][key][j] for b in bt]
+                df[f"batch_{key}_{j}"] = [_batch_list(self._pps_batches[b], key, j) for b in bt]
         return df
 
     def _pps_meta(self) -> dict[str, Any]:
@@ -129,6 +131,14 @@ class PPSMixin:
         self._last = self._pps.proposal(unl.scatter(pi), g, n)
 
 
+def _batch_list(batch: dict[str, Any], key: str, j: int) -> float:
+    """``batch[key][j]``; a session saved before ``antic_f0`` existed gets its old value
+    ``antic_0 − antic_f``."""
+    if key == "antic_f0" and key not in batch:
+        return batch["antic_0"] - batch["antic_f"][j]
+    return batch[key][j]
+
+
 def design_from_table(design: pd.DataFrame, y: np.ndarray) -> tuple[DesignSample, list[str]]:
     """A :class:`DesignSample` from an exported πps design table and its labels."""
     pred_cols = [c for c in design.columns if c == "pred" or c.startswith("pred_")]
@@ -141,6 +151,8 @@ def design_from_table(design: pd.DataFrame, y: np.ndarray) -> tuple[DesignSample
         row = row.iloc[0]
         stats = {k: float(row[f"batch_{k}"]) for k in BATCH_SCALARS}
         for key in BATCH_LISTS:
+            if key == "antic_f0" and f"batch_{key}_0" not in design.columns:
+                continue                  # a table exported before the key existed
             stats[key] = [float(row[f"batch_{key}_{j}"]) for j in range(n_models)]
         batches.append(stats)
     sample = design_sample(design["id"].to_numpy(), y, design[pred_cols].to_numpy(float),

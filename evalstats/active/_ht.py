@@ -47,12 +47,25 @@ Pareto order sampling the centred form of Rosén (1997),
 **Variance floor.** The design-based estimate misses the contribution of rare large residuals
 that the sample happened not to contain (a false negative with a small ``π``), which is what
 made plain normal intervals undercover on pools with very few positives. The reported
-variance is therefore ``Σ_k λ_k² max(V̂_k, Ṽ_k) / B̂²``, where ``Ṽ_k = Σ_{U_k} (1 − π)/π ·
-(c₁ − Ĝ d₁)² m(1 − m)`` is the model-anticipated variance of batch ``k``
-(Särndal et al. 1992, §12.2;
-``m`` instead of ``m(1 − m)`` for the Horvitz–Thompson estimator) under the model refitted on
-every label (the evaluator replays each batch's ``π``; an exported design table keeps the
-totals recorded when the batch was drawn).
+variance is therefore ``Σ_k λ_k² max(V̂_k, Ṽ_k) / B̂²`` with the model-anticipated variance
+(Särndal et al. 1992, §12.2)
+
+.. math::
+
+    \tilde V_k = \sum_{g} (c_{1g} - \hat G d_{1g})^2 \max_{m^*} \sum_{U_{k,g}}
+        \frac{1 - \pi_i}{\pi_i} \bigl[m^*_i (1 - m^*_i) + (m^*_i - m_{ki} - \delta^*_g)^2\bigr],
+
+the expected squared residual of the estimator actually used (``m_k ≡ 0`` in a
+Horvitz–Thompson batch; ``δ*_g`` the group mean of ``m* − m_k``, the model-expected
+calibration shift, for the calibrated estimator, else 0), the larger over two models ``m*``
+of ``y`` refitted on every label: the stratified Beta–Bernoulli model and a logistic
+recalibration ``σ(a + b·logit m)`` of the scores (see
+:meth:`~._batches.BatchDesign.anticipated`). The first alone left the floor of the
+false-negative total on ``sim_overconfident`` at 2,500–12,500 against 22,400 under the
+true probabilities, and its 95 % intervals covered 0.865–0.938 (four measures, 200 labels,
+400 runs); with the recalibration and the centring they cover 0.920–0.948. The evaluator
+replays each batch's ``π``; an exported design table keeps the totals recorded when the
+batch was drawn (under the batch's own model).
 """
 
 from __future__ import annotations
@@ -185,7 +198,8 @@ class DesignSample:
             bt = self.batches[k]
             if "antic_0" in bt:
                 af = bt["antic_f"][model]
-                v_k = max(v_k, coef1 * af + coef0 * (bt["antic_0"] - af))
+                af0 = bt["antic_f0"][model] if "antic_f0" in bt else bt["antic_0"] - af
+                v_k = max(v_k, coef1 * af + coef0 * af0)
             var += lam[k] ** 2 * v_k
             var_bern += lam[k] ** 2 * float(np.sum((1.0 - pi) * (b_true[ins] / pi) ** 2))
             wb = lam[k] * b_true[ins] * (pi < 1) / pi

@@ -14,6 +14,14 @@ r"""Confidence intervals for active estimates of measures in [0, 1] (and unbound
 * ``"linear"`` — the papers' ``Ĝ ± t·SE`` clipped to [0, 1]; on the boundary with
   ``SE = 0`` it falls back to Wilson.
 
+On the boundary (``Ĝ`` is 0 or 1, e.g. a ratio clipped to [0, 1]) ``n* = Ĝ(1 − Ĝ)/SE²``
+is ``0/SE²`` and says nothing; every method then reports the union of the Wilson interval
+at ``n_eff`` and the Wald interval ``Ĝ ± z·SE`` clipped to [0, 1], so that a large
+standard error is never ignored: recall estimated from a sample that holds no false
+negative is clipped to 1 while the unsampled low-``π`` items give it a large SE (on
+``sim_rare`` at 500 labels, 26 of 300 runs had ``Ĝ = 1``, SE 0.6–0.8 and a Wilson-only
+interval [0.74–0.88, 1] that missed the true 0.53).
+
 Unbounded measures (squared loss) always get the linear t interval.
 """
 
@@ -72,7 +80,11 @@ def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
         return ConfidenceInterval(float(est - z * se), float(est + z * se))
     interior = 0.0 < est < 1.0 and np.isfinite(se) and se > 0
     if not interior:
-        return wilson(min(max(est, 0.0), 1.0), n_eff, critical_value(level))
+        p = min(max(est, 0.0), 1.0)
+        lo, hi = wilson(p, n_eff, critical_value(level))
+        if np.isfinite(se) and se > 0:      # a standard error is never ignored
+            lo, hi = min(lo, max(p - z * se, 0.0)), max(hi, min(p + z * se, 1.0))
+        return ConfidenceInterval(float(lo), float(hi))
     if method == "wilson":
         return wilson(est, est * (1.0 - est) / se ** 2, z)
     if method == "logit":

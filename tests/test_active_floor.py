@@ -1,0 +1,143 @@
+"""The anticipated-variance floor under the recalibrated model, and boundary intervals.
+
+Sources of the expected values:
+* ``fit_recalibration`` with ``ridge=0`` is the weighted logistic regression of the labels on
+  ``(1, logit m)``: compared with statsmodels ``GLM(Binomial, var_weights=w)`` (an independent
+  IRLS fit); with the default ridge, with an inline ``scipy.optimize`` minimisation of the
+  penalised log-likelihood written here from the docstring's formula.
+* The floor of a one-batch design (calibrated estimator) is, per prediction group ``g``,
+  ``max over m* ∈ {m_f, m_r} of Σ_U (1 − π)/π · [m*(1 − m*) + (m* − m − δ*_g)²]`` with
+  ``δ*_g`` the group mean of ``m* − m``: the expected squared residual ``y − m − δ_g``
+  (Särndal, Swensson & Wretman 1992, §12.2), recomputed here by hand from the batch's ``π``.
+* Boundary intervals: the union of the Wilson interval at ``n_eff`` (statsmodels
+  ``proportion_confint``) and ``Ĝ ± 1.96·SE`` clipped to [0, 1].
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import optimize, special
+
+from evalstats.active import ActiveEvaluator
+from evalstats.active._calibration import apply_recalibration, fit_recalibration
+from evalstats.active._intervals import interval
+
+Z95 = 1.959963984540054
+
+
+def _logit(p):
+    return np.log(p) - np.log1p(-p)
+
+
+def test_recalibration_without_ridge_is_weighted_logistic_regression():
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(3)
+    m = rng.uniform(0.02, 0.9, 60)
+    y = (rng.random(60) < special.expit(-0.7 + 0.5 * _logit(m))).astype(float)
+    w = rng.uniform(1, 5, 60)
+    a, b = fit_recalibration(m, y, w, ridge=0.0)
+    x = sm.add_constant(_logit(m))
+    ref = sm.GLM(y, x, family=sm.families.Binomial(), var_weights=w / w.mean()).fit()
+    np.testing.assert_allclose((a, b), ref.params, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(apply_recalibration(m, (a, b)), ref.predict(x), rtol=1e-4)
+
+
+def test_recalibration_ridge_keeps_separable_labels_finite():
+    m = np.array([0.1, 0.2, 0.3, 0.6, 0.7, 0.8])
+    y = np.array([0.0, 0.0, 0.0, 1.0, 1.0, 1.0])         # separable: no finite MLE
+    w = np.ones(6)
+    a, b = fit_recalibration(m, y, w)
+    z = _logit(m)
+
+    def nll(ab):                                          # the docstring's objective
+        eta = ab[0] + ab[1] * z
+        return np.sum(np.logaddexp(0, eta) - y * eta) + 0.01 * (ab[0] ** 2 + (ab[1] - 1) ** 2)
+
+    ref = optimize.minimize(nll, np.array([0.0, 1.0]), method="Nelder-Mead",
+                            options=dict(xatol=1e-9, fatol=1e-12, maxiter=20000)).x
+    assert np.all(np.isfinite((a, b)))
+    np.testing.assert_allclose((a, b), ref, rtol=1e-3, atol=1e-3)
+    # a dominant prior returns the identity map (the model as it is)
+    np.testing.assert_allclose(fit_recalibration(m, y, w, ridge=1e6), (0.0, 1.0), atol=1e-4)
+
+
+def test_floor_is_the_larger_anticipated_variance_by_hand():
+    rng = np.random.default_rng(5)
+    n_pool, n = 40, 15
+    m = np.clip(rng.beta(0.6, 3, n_pool), 1e-4, 1 - 1e-4)
+    f = (m > 0.4).astype(float)
+    y = (rng.random(n_pool) < np.sqrt(m)).astype(float)        # scores overconfident
+    ev = ActiveEvaluator(m, "f1", predictions=f, rng=1, design="pps", adaptive=False)
+    ids = ev.query(n)
+    ev.update(ids, y[ids])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sample, _ = ev._pps_sample()
+    pi = np.asarray(ev._last.q) * n                          # the batch's π over the pool
+    pi_s = np.asarray(ev._draw_q)
+    np.testing.assert_allclose(pi[ids], pi_s)
+    z = _logit(m[ids])
+    w = (1 / pi_s) / np.mean(1 / pi_s)
+
+    def nll(ab):
+        eta = ab[0] + ab[1] * z
+        return np.sum(w * (np.logaddexp(0, eta) - y[ids] * eta)) + 0.01 * (
+            ab[0] ** 2 + (ab[1] - 1) ** 2)
+
+    ab = optimize.minimize(nll, np.array([0.0, 1.0]), method="Nelder-Mead",
+                           options=dict(xatol=1e-10, fatol=1e-13, maxiter=20000)).x
+    m_r = special.expit(ab[0] + ab[1] * _logit(m))
+    m_f = ev._pps.model.probabilities(np.asarray(ids), y[ids])
+    t = np.where(pi > 0, (1 - pi) / np.where(pi > 0, pi, 1), 0.0)
+    bt = sample.batches[0]
+    for g, total in ((1, bt["antic_f"][0]), (0, bt["antic_f0"][0])):
+        s = f == g
+        # expected squared residual y - m - δ*_g under m*, δ*_g = mean over the group of m* - m
+        e_f = m_f[s] * (1 - m_f[s]) + (m_f[s] - m[s] - np.mean(m_f[s] - m[s])) ** 2
+        e_r = m_r[s] * (1 - m_r[s]) + (m_r[s] - m[s] - np.mean(m_r[s] - m[s])) ** 2
+        expected = max(np.sum(t[s] * e_f), np.sum(t[s] * e_r))     # the larger model total
+        np.testing.assert_allclose(total, expected, rtol=1e-5)
+    np.testing.assert_allclose(bt["antic_0"], bt["antic_f"][0] + bt["antic_f0"][0])
+    assert bt["antic_0"] > np.sum(t * m_f * (1 - m_f))
+
+
+def test_boundary_interval_keeps_a_large_standard_error():
+    from statsmodels.stats.proportion import proportion_confint
+
+    # recall clipped to 1 with SE 0.3: the Wald side reaches 1 - 1.96*0.3
+    lo, hi = interval(1.0, 0.3, bounded=True, level=0.95, method="wilson", n_eff=50)
+    assert hi == 1.0 and lo == pytest.approx(1.0 - Z95 * 0.3)
+    lo, hi = interval(0.0, 0.8, bounded=True, level=0.95, method="logit", n_eff=50)
+    assert (lo, hi) == (0.0, 1.0)
+    # a small SE leaves the Wilson interval at n_eff (the wider of the two)
+    lo, hi = interval(1.0, 0.001, bounded=True, level=0.95, method="linear", n_eff=50)
+    assert hi == 1.0
+    assert lo == pytest.approx(proportion_confint(50, 50, 0.05, "wilson")[0])
+
+
+def test_design_table_without_the_group_zero_total_is_still_read():
+    """Tables exported before ``batch_antic_f0_j`` existed (their seal does not list it):
+    the group-0 total is then ``batch_antic_0 − batch_antic_f_j``, what the estimator used."""
+    from evalstats.active import active_design
+    from evalstats.active._evaluator_pps import design_from_table
+    from evalstats.active._measures import measure_spec
+
+    rng = np.random.default_rng(2)
+    p = rng.beta(0.5, 6, 2000)
+    y = (rng.random(2000) < p).astype(float)
+    design = active_design(p, 120, "f1", rng=4)
+    yd = y[design["id"]]
+    spec = measure_spec("recall")
+    new = design_from_table(design, yd)[0].estimate(spec)
+    old = design.drop(columns=["batch_antic_f0_0"])
+    legacy = design_from_table(old, yd)[0]
+    assert "antic_f0" not in legacy.batches[0]
+    same = old.assign(batch_antic_f0_0=old["batch_antic_0"] - old["batch_antic_f_0"])
+    ref = design_from_table(same, yd)[0].estimate(spec)
+    got = legacy.estimate(spec)
+    assert got["std_error"] == pytest.approx(ref["std_error"], rel=1e-12)
+    assert got["estimate"] == pytest.approx(new["estimate"], rel=1e-12)
