@@ -232,6 +232,18 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
         sequence at the first of them (a valid stopping rule), with a note.
     confidence_level : float
 
+    Notes
+    -----
+    The table holds only the drawn items, not the pool, so the variance floor of a πps
+    design (the model-anticipated variance, see :mod:`evalstats.active._ht`) is the one
+    recorded when each batch was drawn, under that batch's model. The callback and session
+    workflows, which keep the pool, also floor it under a logistic recalibration of the
+    scores refitted on the labels; with overconfident scores that lifted the coverage of
+    the one-batch interval at 200 labels from 0.865–0.938 to 0.920–0.948
+    (``sim_overconfident``, 400 seeds, ``benchmarks/README.md``). For such scores prefer
+    :func:`active_evaluate` or a persisted :class:`ActiveEvaluator` session
+    (``ActiveEvaluator.open``).
+
     See Also
     --------
     active_design, active_evaluate
