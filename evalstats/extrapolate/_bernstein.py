@@ -36,7 +36,11 @@ from ._methods import Method
 from ._solvers import solve_checked
 
 DEGREE = 64
-STRETCHES = (2.0, 3.0, 4.0)
+#: stretches of the pseudolikelihood fits, each under both tail assumptions
+STRETCHES = (4.0, 5.0, 6.0)
+TAILS = ("open", "cut")
+#: stretches of the least-squares fit (``method="polynomial"``), open tail
+LS_STRETCHES = (2.0, 3.0, 4.0)
 #: default roughness penalty per objective (scale of the objective: mean squared error of
 #: the ATA curve, or the mean Bernoulli/binomial log pseudolikelihood)
 PENALTY = {"ls": 1e-8, "bernoulli": 1e-7, "binomial": 1e-7}
@@ -45,28 +49,47 @@ FITS = ("ls", "bernoulli", "binomial")
 
 class Bernstein(Method):
     """Monotone Bernstein polynomial of ``D`` in a probit-stretched ``u`` (module doc);
-    candidates are ``(degree, stretch)`` pairs."""
+    candidates are ``(degree, stretch)`` pairs or ``(degree, stretch, tail)`` triples. The
+    back-test weights the stretches within each tail assumption; the tails get equal
+    weight (:attr:`equal_families`)."""
 
     name = "polynomial"
+    equal_families = True
 
     def __init__(self, k1, candidates=None, *, fit: str = "ls", match_k1: bool = True,
-                 penalty: float | None = None):
-        super().__init__(k1, candidates)
+                 penalty: float | None = None, per_class: float = 1.0):
         self.form, self.match_k1 = fit, match_k1
+        #: z of the resolution limit, 1 - 1/(r k1^2) (r test points per class): where the
+        #: "cut" tail reaches D = 1
+        self.z_cut = grid.resolution_z(k1, per_class)
+        super().__init__(k1, candidates)
         self.penalty = PENALTY[fit] if penalty is None else float(penalty)
         if fit != "ls":
             self.name = "pseudolikelihood"
 
     def default_candidates(self):
-        return [(DEGREE, s) for s in STRETCHES]
+        if fit_ls(self.form):
+            return [(DEGREE, s, "open") for s in LS_STRETCHES]
+        return [(DEGREE, s, t) for t in TAILS for s in STRETCHES]
+
+    @staticmethod
+    def tail(cand) -> str:
+        """Tail assumption of a candidate ``(degree, stretch[, tail])``: ``"open"`` or
+        ``"cut"`` (module doc)."""
+        return cand[2] if len(cand) > 2 else "open"
+
+    def family(self, cand):
+        return self.tail(cand)
 
     def label(self, cand):
-        return f"{self.name}(d={cand[0]}, s={cand[1]:g})"
+        extra = "" if self.tail(cand) == "open" else f", D=1 beyond z={self.z_cut:.2f}"
+        return f"{self.name}(d={cand[0]}, s={cand[1]:g}{extra})"
 
     def _basis(self, cand):
-        key = ("basis", cand)
+        key = ("basis", tuple(cand))
         if key not in self._cache:
-            b = grid.bernstein_basis(int(cand[0]), float(cand[1]))
+            z_max = self.z_cut if self.tail(cand) == "cut" else None
+            b = grid.bernstein_basis(int(cand[0]), float(cand[1]), z_max=z_max)
             self._cache[key] = (b, grid.design(b, np.arange(2, self.k1 + 1)))
         return self._cache[key]
 
@@ -93,7 +116,8 @@ class Bernstein(Method):
         nd = m - 1 if fit_ls(self.form) else (m if self.form == "binomial" else 2 * (m - 1))
         data = cp.Parameter(nd, nonneg=True)        # see fit(): what the data vector holds
         top = cp.Parameter()                        # 1 - ATA_{m}
-        cons = [c[0] >= 0, cp.diff(c) >= 0, c[-1] <= 1]
+        cons = [c[0] >= 0, cp.diff(c) >= 0,
+                c[-1] <= 1 if self.tail(cand) == "open" else c[-1] == 1]   # see module doc
         if self.match_k1:
             cons.append(H[-1] @ c == top)
         rough = float(d) ** 3 * cp.sum_squares(cp.diff(c, 2)) if d >= 2 else 0

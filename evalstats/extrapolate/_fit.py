@@ -51,12 +51,10 @@ def _make_method(a: _Args) -> Method:
         return Radial(k1, a.candidates, gls=o["gls"])
     if a.method == "kde":
         return KDE(k1, a.candidates)
-    if a.method == "polynomial":
-        return Bernstein(k1, a.candidates, fit="ls", match_k1=o["match_k1"],
-                         penalty=o["penalty"])
-    if a.method == "pseudolikelihood":
-        return Bernstein(k1, a.candidates, fit=o["likelihood"], match_k1=o["match_k1"],
-                         penalty=o["penalty"])
+    if a.method in ("polynomial", "pseudolikelihood"):
+        return Bernstein(k1, a.candidates, match_k1=o["match_k1"], penalty=o["penalty"],
+                         fit="ls" if a.method == "polynomial" else o["likelihood"],
+                         per_class=a.scores.shape[0] / k1)
     if a.method == "npmle":
         return NPMLE(k1, match_k1=o["match_k1"], monotone_density=o["monotone_density"],
                      penalty=o["penalty"])
@@ -161,7 +159,21 @@ def _select(meth: Method, subs: list, ata_k1: float, k1: int, sizes) -> _Selecti
     else:
         rmse = bias = np.full(ncand, np.nan)
     ratios = (k1 / sizes[0],) + ((k1 / sizes[1],) if sizes[1] else ())
-    return _Selection(preds, rmse, bias, _soft_weights(rmse), n_failed, ratios)
+    return _Selection(preds, rmse, bias, _weights(meth, rmse), n_failed, ratios)
+
+
+def _weights(meth: Method, rmse: np.ndarray) -> np.ndarray:
+    """:func:`_soft_weights` over all candidates, or, for a method with
+    ``equal_families``, within each tail assumption, the tails weighted equally (the
+    back-test at ratios 2 and 4 cannot tell the tails apart at larger ratios)."""
+    if not meth.equal_families:
+        return _soft_weights(rmse)
+    fams = [meth.family(c) for c in meth.candidates]
+    out = np.zeros(len(rmse))
+    for f in dict.fromkeys(fams):
+        idx = [j for j, g in enumerate(fams) if g == f]
+        out[idx] = _soft_weights(rmse[idx])
+    return out / out.sum()
 
 
 def _family_best(meth: Method, rmse: np.ndarray) -> list[int]:
