@@ -9,7 +9,19 @@ monotone and to reproduce the unbiased ``k1``-class test risk, and fit it by lea
   polynomials of degree ``d`` (default 64) in the probit-stretched :math:`x=\Phi(\Phi^{-1}(u)/s)`:
   ``s = 1`` is a polynomial in ``u`` (the drafts), which cannot bend within ``1/k1`` of
   ``u = 1`` at any practical degree; ``s > 1`` spreads that corner over the basis. The
-  stretch is chosen by the data (class-subsampling back-test over ``s``).
+  stretch is chosen by the data (class-subsampling back-test over ``s``; pseudolikelihood
+  ``s`` in 4, 5, 6, least squares 2, 3, 4).
+* **Two tail assumptions** (ours, not the drafts'): ``"open"`` as above, with
+  :math:`D(1) = c_d \le 1` (a share :math:`1-c_d` of test points never fails); ``"cut"``
+  puts the polynomial on :math:`u\le u_c = \Phi(z_c)` only,
+  :math:`x = \min(1, \Phi(z/s)/\Phi(z_c/s))` with :math:`c_d = 1`, so :math:`D = 1` beyond
+  :math:`u_c`: no test point is more favourable than the resolution limit
+  :math:`u_c = 1 - 1/(r k_1^2)` of JMLR sec. 3.4 (``r`` test points per class). At 10x
+  ``k1`` the open tail is biased upwards and the cut tail downwards (20-rep study on the
+  benchmark's d = 10 simulations); the back-test at ratios 2 and 4 cannot tell them apart,
+  so each tail gets weight 1/2 and the back-test weights the stretches within a tail
+  (``Bernstein.equal_families``; the band's model part is at least the spread between the
+  two tails).
 * **Constraints.** :math:`0\le c_0\le c_1\le\dots\le c_d\le 1` (monotone, ``D >= 0``,
   ``D(1) <= 1``); optionally ``match_k1``: the fitted accuracy at ``k1`` equals the unbiased
   ATA_{k1} (the draft's test-risk constraint).

@@ -320,7 +320,9 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         probit-stretched ``u`` with a roughness penalty, by least squares on the ATA curve.
         ``"pseudolikelihood"``: the same model fitted by the rank pseudolikelihood
         (``likelihood="binomial"``, the Jun-2016 form, default, or ``"bernoulli"``, the
-        Nov-2016 draft's eq. 7). ``"npmle"``:
+        Nov-2016 draft's eq. 7), stretches 4, 5, 6, each under an "open" tail and a "cut"
+        tail (:math:`D = 1` beyond the resolution limit :math:`1 - 1/(r k_1^2)`); the two
+        tails weighted equally, the stretches within a tail by the back-test. ``"npmle"``:
         penalised discrete NPMLE of ``U*`` (Jun-2016 CONS). ``"hd"``: one-parameter
         high-dimensional model. ``"kde"``: Kay et al. kernel density of wrong-class scores.
         ``"naive"``: ATA_{k1} carried forward.
@@ -336,9 +338,11 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         ``"regression"``: fix (one value) or restrict (list) the radial bandwidths (default
         0.1..1.0; each under both tail assumptions); ``"kde"``: multipliers of Silverman's
         bandwidth. Positive and finite.
-    degree : int, (int, float) or list, optional
-        ``"polynomial"``/``"pseudolikelihood"``: ``(degree, stretch)`` candidates (an int
-        means stretch 2); default degree 64, stretches 2, 3, 4.
+    degree : int, (int, float), (int, float, str) or list, optional
+        ``"polynomial"``/``"pseudolikelihood"``: ``(degree, stretch)`` or ``(degree,
+        stretch, tail)`` candidates, tail ``"open"`` (default) or ``"cut"`` (an int means
+        stretch 2, open tail); default degree 64, stretches 2, 3, 4 (open) for
+        ``"polynomial"``, stretches 4, 5, 6 under both tails for ``"pseudolikelihood"``.
     likelihood : {"binomial", "bernoulli"}, optional
         Form of the rank pseudolikelihood (default ``"binomial"``: worst-case RMSE at 10x
         0.069 (50 reps) vs 0.084 (10 reps) for ``"bernoulli"`` in the benchmark).
