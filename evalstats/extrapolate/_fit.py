@@ -345,7 +345,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         ``"polynomial"``, stretches 4, 5, 6 under both tails for ``"pseudolikelihood"``.
     likelihood : {"binomial", "bernoulli"}, optional
         Form of the rank pseudolikelihood (default ``"binomial"``: worst-case RMSE at 10x
-        0.069 (50 reps) vs 0.084 (10 reps) for ``"bernoulli"`` in the benchmark).
+        0.056 (30 reps; the default regression 0.058 on the same reps) vs 0.052 (10 reps) for
+        ``"bernoulli"`` in the benchmark, ``benchmarks/README.md``).
     penalty : float, optional
         Roughness penalty of the polynomial / NPMLE fits (>= 0; defaults in the modules).
     match_k1 : bool
