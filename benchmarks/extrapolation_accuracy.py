@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import itertools
 import sys
 import time
 import warnings
@@ -156,11 +157,16 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", action="store_true",
                     help="replace only the (setting, method) rows run now in the existing CSV")
     ap.add_argument("--table", action="store_true", help="only print the table of the CSV")
+    ap.add_argument("--out", type=Path, default=OUT, help=f"CSV to write (default {OUT})")
+    ap.add_argument("--first-rep", type=int, default=0,
+                    help="skip this many data sets per setting (fresh repetitions for a "
+                    "check after tuning; the fits' seeds still count from 0)")
     args = ap.parse_args(argv)
+    out = args.out
     if args.table:
-        print_overall(pd.read_csv(OUT))
+        print_overall(pd.read_csv(out))
         return 0
-    reps = args.reps or (3 if args.quick else 10)
+    reps = (args.reps or (3 if args.quick else 10)) + args.first_rep
     settings = {name: (lambda d=d, s=s, i=i: sim_setting(d, s, 100, reps, 1000 * (i + 1)))
                 for i, (name, (d, s)) in enumerate(SIMS.items())}
     if es.datasets.find_shared_datasets() is not None:
@@ -169,10 +175,10 @@ def main(argv=None) -> int:
     else:
         print("Shared datasets not found: skipping omniglot and letter.")
     names = args.settings or list(settings)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
     tables = []
-    if args.merge and OUT.exists():
-        old = pd.read_csv(OUT)
+    if args.merge and out.exists():
+        old = pd.read_csv(out)
         if "n_subsamples" not in old:
             old["n_subsamples"] = 10
         keep = ~(old.setting.isin(names) & old.method.isin(args.methods)
@@ -180,19 +186,20 @@ def main(argv=None) -> int:
         tables.append(old[keep])
     for name in names:
         t0 = time.time()
-        tab = run_setting(name, settings[name](), args.methods, args.n_subsamples)
+        gen = itertools.islice(settings[name](), args.first_rep, None)
+        tab = run_setting(name, gen, args.methods, args.n_subsamples)
         tables.append(tab)
-        pd.concat(tables).to_csv(OUT, index=False, float_format="%.5g")
+        pd.concat(tables).to_csv(out, index=False, float_format="%.5g")
         print(f"-- {name}: {time.time() - t0:.0f} s", flush=True)
         print(tab.pivot(index="method", columns="k2", values="rmse").round(4), flush=True)
     full = pd.concat(tables).sort_values(["setting", "method", "n_subsamples", "k2"])
-    full.to_csv(OUT, index=False, float_format="%.5g")
+    full.to_csv(out, index=False, float_format="%.5g")
     print("\nRMSE (Monte-Carlo s.e.) by setting, method and k2:")
     full["cell"] = [f"{r:.3f} ({s:.3f})" for r, s in zip(full.rmse, full.rmse_se, strict=True)]
     print(full.pivot_table(index=["setting", "method", "n_subsamples"], columns="k2",
                            values="cell", aggfunc="first").to_string())
     print_overall(full)
-    print(f"\nWritten {OUT}")
+    print(f"\nWritten {out}")
     return 0
 
 

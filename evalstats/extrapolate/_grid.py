@@ -78,15 +78,35 @@ def normal_mean_accuracy(c: np.ndarray, ks: np.ndarray, h: float = 1.0) -> np.nd
     return 1.0 - design(radial_basis(c, h), np.atleast_1d(ks)).T
 
 
-def bernstein_basis(degree: int, stretch: float) -> np.ndarray:
+def bernstein_basis(degree: int, stretch: float, z_max: float | None = None) -> np.ndarray:
     r"""Rows :math:`B_{\ell,d}(x) = \binom{d}{\ell}x^\ell(1-x)^{d-\ell}`, ``l = 0..d``, on
-    ``Z`` with :math:`x = \Phi(z/s)`, ``s`` = ``stretch`` (log space: stable for any ``d``)."""
+    ``Z`` with :math:`x = \Phi(z/s)`, ``s`` = ``stretch`` (log space: stable for any ``d``).
+
+    With ``z_max``, :math:`x = \min(1, \Phi(z/s)/\Phi(z_{max}/s))`: the polynomial lives on
+    :math:`u\le\Phi(z_{max})` and is constant (its end value) beyond."""
     from scipy.special import gammaln
 
     ell = np.arange(degree + 1)[:, None]
     logc = gammaln(degree + 1) - gammaln(ell + 1) - gammaln(degree - ell + 1)
-    lx, l1x = log_ndtr(Z / stretch)[None, :], log_ndtr(-Z / stretch)[None, :]
-    return np.exp(logc + ell * lx + (degree - ell) * l1x)
+    lx = log_ndtr(Z / stretch)
+    if z_max is None:
+        l1x = log_ndtr(-Z / stretch)
+    else:
+        lx = np.minimum(lx - log_ndtr(z_max / stretch), 0.0)
+        with np.errstate(divide="ignore"):
+            l1x = np.log(-np.expm1(lx))
+    rest = degree - ell
+    with np.errstate(invalid="ignore"):
+        tail = np.where(rest > 0, rest * l1x[None, :], 0.0)
+    return np.exp(logc + ell * lx[None, :] + tail)
+
+
+def resolution_z(k1: int, per_class: float = 1.0) -> float:
+    r""":math:`\Phi^{-1}(1 - 1/(r k_1^2))`, the resolution limit of JMLR sec. 3.4 with ``r``
+    = ``per_class`` test points per class."""
+    from scipy.special import ndtri
+
+    return float(-ndtri(1.0 / (max(per_class, 1e-12) * k1**2)))
 
 
 def order_stat_weights(n: int) -> np.ndarray:

@@ -37,6 +37,9 @@ class Method:
 
     name = ""
     needs_scores = False
+    #: weight the tail assumptions (:meth:`family`) equally, the candidates within each by
+    #: the back-test (else the back-test weights all candidates together)
+    equal_families = False
 
     def __init__(self, k1: int, candidates: list[Any] | None = None):
         self.k1 = k1

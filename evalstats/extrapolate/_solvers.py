@@ -61,7 +61,7 @@ def solve_checked(prob, var, name: str) -> tuple[np.ndarray, str]:
     errors = []
     for solver in (cp.CLARABEL, cp.SCS):
         try:
-            prob.solve(solver=solver)
+            prob.solve(solver=solver, warm_start=False)   # history-free: n_jobs-identical
         except (cp.SolverError, ArithmeticError, ValueError) as err:
             errors.append(f"{solver}: {err}")
             continue

@@ -15,6 +15,7 @@ from ._ranks import validate_scores
 METHOD_NAMES = ("regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive")
 LIKELIHOODS = ("bernoulli", "binomial")
 CURVE_WEIGHTS = ("equal", "gls")
+TAILS = ("open", "cut")
 
 
 @dataclass(frozen=True)
@@ -48,23 +49,25 @@ def _positive_finite(values: Any, name: str) -> list[float]:
     return out
 
 
-def _degree_candidates(degree: Any) -> list[tuple[int, float]]:
+def _degree_candidates(degree: Any) -> list[tuple]:
     items = degree if isinstance(degree, list) else [degree]
     out = []
     for d in items:
-        pair = tuple(d) if np.ndim(d) else (d, 2.0)
-        ok = len(pair) == 2
+        cand = tuple(d) if np.ndim(d) or isinstance(d, tuple) else (d, 2.0)
+        ok = len(cand) in (2, 3) and (len(cand) == 2 or cand[2] in TAILS)
         if ok:
             try:
-                deg, s = pair
+                deg, s = cand[:2]
                 ok = (float(deg) == int(deg) and int(deg) >= 1 and np.isfinite(float(s))
                       and float(s) > 0)
             except (TypeError, ValueError):
                 ok = False
         if not ok:
             raise fail("degree", "an int >= 1, a (degree, stretch) pair with a positive "
-                       "finite stretch, or a list of them", value=degree)
-        out.append((int(pair[0]), float(pair[1])))
+                       f"finite stretch, a (degree, stretch, tail) triple with tail in {TAILS}, "
+                       "or a list of them", value=degree)
+        out.append((int(cand[0]), float(cand[1])) + ((str(cand[2]),) if len(cand) == 3
+                                                     else ("open",)))
     return out
 
 
