@@ -72,7 +72,10 @@ print(table.to_string(index=False))
 # `"polynomial"` and `"pseudolikelihood"` are the paper's model: $D(u)$ a monotone Bernstein
 # polynomial of degree 64 in a probit-stretched $u$ (stretch chosen by the back-test),
 # with a roughness penalty and the observed k1-class accuracy as a constraint, fitted by
-# least squares on the curve or by the rank pseudolikelihood of the Nov-2016 draft.
+# least squares on the curve or by the rank pseudolikelihood of the Nov-2016 draft. The
+# pseudolikelihood fit averages two tail assumptions with equal weight: an open tail and a
+# tail cut at the resolution limit $u = 1 - 1/(r k_1^2)$ ($D = 1$ beyond it), each with its
+# stretch (4, 5 or 6) chosen by the back-test.
 #
 # The default fit (`method="regression"`: a radial basis in $\Phi^{-1}(u)$, weights by
 # non-negative least squares, bandwidths weighted by class subsampling) with its band
