@@ -213,8 +213,9 @@ def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
     for c in cands:
         d = c - mu
         td = t * d
-        rows = np.stack([t * (c * (1.0 - c)) + td * d, td, d])      # (3, N)
-        per.append((rows @ preds, rows.sum(axis=1)))                   # group 1, all
+        rows = (t * (c * (1.0 - c)) + td * d, td, d)                # no (3, N) copy
+        per.append((np.stack([r @ preds for r in rows]),               # group 1, all
+                    np.array([r.sum() for r in rows])))
     t1, t_all = t @ preds, float(t.sum())
     n1 = preds.sum(axis=0)
     n0 = preds.shape[0] - n1
