@@ -45,8 +45,8 @@ from evalstats.extrapolate.scores import nearest_neighbour_scores, omniglot_scor
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "extrapolation_accuracy.csv"
 RATIOS = (2, 4, 10)
-VARIANTS = {"pseudolikelihood-bernoulli": dict(method="pseudolikelihood",
-                                               likelihood="bernoulli"),
+VARIANTS = {"pseudolikelihood-binomial": dict(method="pseudolikelihood",
+                                              likelihood="binomial"),
             "regression-gls": dict(method="regression", curve_weights="gls")}
 ALL_METHODS = list(METHOD_NAMES) + list(VARIANTS)
 SIMS = {"sim-d10-s0.4": (10, 0.4), "sim-d10-s0.6": (10, 0.6), "sim-d10-s0.9": (10, 0.9),
@@ -157,6 +157,9 @@ def main(argv=None) -> int:
     ap.add_argument("--merge", action="store_true",
                     help="replace only the (setting, method) rows run now in the existing CSV")
     ap.add_argument("--table", action="store_true", help="only print the table of the CSV")
+    ap.add_argument("--pool", nargs="+", type=Path, default=None, metavar="CSV",
+                    help="pool runs on disjoint data sets (e.g. one with --first-rep) into one "
+                    "row per cell, merged into --out (replacing those cells)")
     ap.add_argument("--out", type=Path, default=OUT, help=f"CSV to write (default {OUT})")
     ap.add_argument("--first-rep", type=int, default=0,
                     help="skip this many data sets per setting (fresh repetitions for a "
@@ -165,6 +168,16 @@ def main(argv=None) -> int:
     out = args.out
     if args.table:
         print_overall(pd.read_csv(out))
+        return 0
+    if args.pool:
+        pooled = pool_runs([pd.read_csv(f) for f in args.pool])
+        full = pd.read_csv(out) if out.exists() else pooled.iloc[:0]
+        cell = ["setting", "method", "n_subsamples"]
+        drop = full.set_index(cell).index.isin(pooled.set_index(cell).index)
+        full = pd.concat([full[~drop], pooled]).sort_values(cell + ["k2"])
+        full.to_csv(out, index=False, float_format="%.5g")
+        print_overall(full)
+        print(f"\nWritten {out}")
         return 0
     reps = (args.reps or (3 if args.quick else 10)) + args.first_rep
     settings = {name: (lambda d=d, s=s, i=i: sim_setting(d, s, 100, reps, 1000 * (i + 1)))
@@ -201,6 +214,32 @@ def main(argv=None) -> int:
     print_overall(full)
     print(f"\nWritten {out}")
     return 0
+
+
+def pool_runs(runs: list[pd.DataFrame]) -> pd.DataFrame:
+    """One row per (setting, method, n_subsamples, k2) from runs on disjoint data sets:
+    MSE, bias, coverage, band width and seconds averaged with weights ``reps``; the s.e. of
+    the pooled RMSE by the delta method from the runs' s.e. of their MSEs."""
+    cell = ["setting", "method", "n_subsamples", "k2"]
+    df = pd.concat([r.assign(n_subsamples=r.get("n_subsamples", 10)) for r in runs])
+    df = df.assign(mse=df.rmse ** 2, se_mse=2 * df.rmse * df.rmse_se)
+    rows = []
+    for key, g in df.groupby(cell, sort=True):
+        w = g.reps.to_numpy(float)
+        n = w.sum()
+        mse = float(np.dot(w, g.mse) / n)
+        avg = {c: float(np.dot(w, g[c]) / n) for c in
+               ("bias", "coverage", "band_width", "sec_per_fit")}
+        rmse = np.sqrt(mse)
+        se_mse = float(np.sqrt(np.sum((w * g.se_mse) ** 2)) / n)
+        rows.append(dict(zip(cell, key, strict=True), k1=int(g.k1.iloc[0]), reps=int(n),
+                         truth=float(g.truth.iloc[0]), rmse=rmse,
+                         rmse_se=se_mse / (2 * rmse) if rmse > 0 else 0.0,
+                         coverage_se=float(np.sqrt(avg["coverage"] * (1 - avg["coverage"]) / n)),
+                         errors=int(g.errors.sum()), **avg))
+    cols = ["setting", "method", "k1", "k2", "reps", "truth", "rmse", "rmse_se", "bias",
+            "coverage", "coverage_se", "band_width", "sec_per_fit", "errors", "n_subsamples"]
+    return pd.DataFrame(rows)[cols]
 
 
 def print_overall(full: pd.DataFrame) -> None:

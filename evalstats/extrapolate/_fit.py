@@ -309,8 +309,12 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         True class of each test point: a column index of ``scores``, or any label together
         with ``classes`` (or with a DataFrame ``scores`` whose columns name the classes).
     method : {"regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive"}
-        ``"regression"`` (default: smallest worst-case RMSE at 10x k1 over the seven
-        10x settings of ``benchmarks/extrapolation_accuracy.py``; numbers in
+        ``"regression"`` (default; worst-case RMSE at 10x k1 over the seven 10x settings of
+        ``benchmarks/extrapolation_accuracy.py`` 0.056 ± 0.006 against 0.051 ± 0.004 for
+        ``"pseudolikelihood"``, 50 reps each, level within the Monte-Carlo error, and 9x
+        faster; but its band undercovers where every candidate shares a tail bias -- 0.56
+        at 10x on one simulated setting, where the pseudolikelihood's band covers 1.00:
+        prefer ``"pseudolikelihood"`` when the band matters; numbers in
         ``benchmarks/README.md``): ClassExReg, a radial basis in :math:`\Phi^{-1}(u)` by
         NNLS (JMLR sec. 3.3), every bandwidth under two tail assumptions -- "open", a share
         :math:`1-D(1)` of test points recognised with certainty at every ``k`` (the
@@ -319,8 +323,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         the paper's model (:mod:`._bernstein`), a monotone Bernstein polynomial of degree 64 in a
         probit-stretched ``u`` with a roughness penalty, by least squares on the ATA curve.
         ``"pseudolikelihood"``: the same model fitted by the rank pseudolikelihood
-        (``likelihood="binomial"``, the Jun-2016 form, default, or ``"bernoulli"``, the
-        Nov-2016 draft's eq. 7), stretches 4, 5, 6, each under an "open" tail and a "cut"
+        (``likelihood="bernoulli"``, the Nov-2016 draft's eq. 7, default, or
+        ``"binomial"``, the Jun-2016 form), stretches 4, 5, 6, each under an "open" tail and a "cut"
         tail (:math:`D = 1` beyond the resolution limit :math:`1 - 1/(r k_1^2)`); the two
         tails weighted equally, the stretches within a tail by the back-test. ``"npmle"``:
         penalised discrete NPMLE of ``U*`` (Jun-2016 CONS). ``"hd"``: one-parameter
@@ -343,10 +347,10 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         stretch, tail)`` candidates, tail ``"open"`` (default) or ``"cut"`` (an int means
         stretch 2, open tail); default degree 64, stretches 2, 3, 4 (open) for
         ``"polynomial"``, stretches 4, 5, 6 under both tails for ``"pseudolikelihood"``.
-    likelihood : {"binomial", "bernoulli"}, optional
-        Form of the rank pseudolikelihood (default ``"binomial"``: worst-case RMSE at 10x
-        0.056 (30 reps; the default regression 0.058 on the same reps) vs 0.052 (10 reps) for
-        ``"bernoulli"`` in the benchmark, ``benchmarks/README.md``).
+    likelihood : {"bernoulli", "binomial"}, optional
+        Form of the rank pseudolikelihood (default ``"bernoulli"``: worst-case RMSE at 10x
+        0.051 ± 0.004 vs 0.055 ± 0.005 for ``"binomial"`` and 0.056 ± 0.006 for the default
+        regression, 50 reps each in ``benchmarks/README.md``, and 2-3x faster).
     penalty : float, optional
         Roughness penalty of the polynomial / NPMLE fits (>= 0; defaults in the modules).
     match_k1 : bool
@@ -366,7 +370,10 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         7 benchmark settings (20-rep study), hence not the default.
     n_jobs, progress
         Passed to :func:`evalstats._parallel.map_replicates` (results bit-identical for any
-        ``n_jobs``).
+        ``n_jobs`` with process backends, the default; under joblib's *threading* backend
+        the cvxpy-based methods -- ``"pseudolikelihood"``, ``"polynomial"``, ``"npmle"`` --
+        differ in the 5th-6th digit: cvxpy is not thread-safe, and a lock around the solve
+        did not remove it).
 
     Returns
     -------
