@@ -92,11 +92,12 @@ def test_gls_regression_fit_minimises_the_gls_objective(sim):
 
 def test_curve_weights_argument(sim):
     scores, y = sim
-    fit = extrapolate_accuracy(scores, y, curve_weights="gls", n_subsamples=4, rng=1,
-                               k_target=[60, 300])
+    fit = extrapolate_accuracy(scores, y, method="regression", curve_weights="gls",
+                               n_subsamples=4, rng=1, k_target=[60, 300])
     assert np.all(np.isfinite(fit.predict([60, 300]).accuracy))
     with pytest.raises(ValueError, match="curve_weights"):
-        extrapolate_accuracy(scores, y, curve_weights="ols", n_subsamples=4, rng=1)
+        extrapolate_accuracy(scores, y, method="regression", curve_weights="ols",
+                             n_subsamples=4, rng=1)
     with pytest.raises(ValueError, match="curve_weights"):
         extrapolate_accuracy(scores, y, method="hd", curve_weights="gls", n_subsamples=4)
 

@@ -22,7 +22,7 @@ ORDER = 40
 
 
 def register(sub) -> None:
-    from ..extrapolate import METHOD_NAMES
+    from ..extrapolate import DEFAULT_METHOD, METHOD_NAMES
     from ._common import _AliasAction, add_output_args
 
     p = sub.add_parser(
@@ -46,7 +46,7 @@ def register(sub) -> None:
     # the old spelling, hidden, warning; one or more values like --k-target
     p.add_argument("--to", dest="k_target", action=_AliasAction, new_flag="--k-target",
                    nargs="+", type=int, help=argparse.SUPPRESS, default=argparse.SUPPRESS)
-    p.add_argument("--method", default="regression", choices=METHOD_NAMES)
+    p.add_argument("--method", default=DEFAULT_METHOD, choices=METHOD_NAMES)
     p.add_argument("--ties", default="random", choices=("random", "pessimistic",
                                                         "optimistic"))
     p.add_argument("--n-subsamples", type=int, default=40, help="class subsamples (default 40)")

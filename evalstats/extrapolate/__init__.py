@@ -7,11 +7,12 @@ and pseudolikelihood), ``_npmle``, ``_solvers``, ``_fit`` (:func:`extrapolate_ac
 and ``_result`` (:class:`AccuracyExtrapolation`).
 """
 
-from ._fit import METHOD_NAMES, extrapolate_accuracy
+from ._fit import DEFAULT_METHOD, METHOD_NAMES, extrapolate_accuracy
 from ._ranks import average_accuracy, average_risk, true_class_rank
 from ._result import AccuracyExtrapolation
 
 __all__ = [
+    "DEFAULT_METHOD",
     "METHOD_NAMES",
     "average_accuracy",
     "average_risk",

@@ -36,7 +36,7 @@ from ._npmle import NPMLE
 from ._result import AccuracyExtrapolation
 from ._validate import METHOD_NAMES, _Args, _extrapolate_accuracy_iv
 
-DEFAULT_METHOD = "regression"
+DEFAULT_METHOD = "pseudolikelihood"
 MARGINAL_NOTE = ("Assumes a marginal classifier (each class's score learned from that class "
                  "alone, e.g. 1-NN or nearest centroid on a fixed embedding) and classes drawn "
                  "at random; jointly trained classifiers (softmax nets, logistic regression, "
@@ -309,13 +309,14 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         True class of each test point: a column index of ``scores``, or any label together
         with ``classes`` (or with a DataFrame ``scores`` whose columns name the classes).
     method : {"regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive"}
-        ``"regression"`` (default; worst-case RMSE at 10x k1 over the seven 10x settings of
-        ``benchmarks/extrapolation_accuracy.py`` 0.056 ± 0.006 against 0.051 ± 0.004 for
-        ``"pseudolikelihood"``, 50 reps each, level within the Monte-Carlo error, and 9x
-        faster; but its band undercovers where every candidate shares a tail bias -- 0.56
-        at 10x on one simulated setting, where the pseudolikelihood's band covers 1.00:
-        prefer ``"pseudolikelihood"`` when the band matters; numbers in
-        ``benchmarks/README.md``): ClassExReg, a radial basis in :math:`\Phi^{-1}(u)` by
+        ``"pseudolikelihood"`` is the default: the paper's model (below), with the smallest
+        worst-case RMSE at 10x k1 over the seven 10x settings of
+        ``benchmarks/extrapolation_accuracy.py`` (0.051 ± 0.004 against 0.056 ± 0.006 for
+        ``"regression"``, 50 reps each), the smaller bias in every 10x setting and a band
+        that covers 0.92-1.00 in every setting, where the regression's covers 0.56 in one
+        (every candidate shares a tail bias there); ~10x slower (≈ 6 s per fit at
+        ``n_subsamples=40`` on 100 classes). ``"regression"`` (the earlier default):
+        ClassExReg, a radial basis in :math:`\Phi^{-1}(u)` by
         NNLS (JMLR sec. 3.3), every bandwidth under two tail assumptions -- "open", a share
         :math:`1-D(1)` of test points recognised with certainty at every ``k`` (the
         constant element of the reference code), and "closed", :math:`D(1) = 1` -- weighted
