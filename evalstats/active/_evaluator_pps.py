@@ -24,7 +24,7 @@ import pandas as pd
 
 from .._validation import fail
 from ._batches import BatchDesign, design_sample
-from ._ht import DesignSample
+from ._ht import DesignSample, antic_group0
 
 __all__ = ["PPSMixin", "BATCH_SCALARS", "BATCH_LISTS", "design_from_table"]
 
@@ -132,11 +132,9 @@ class PPSMixin:
 
 
 def _batch_list(batch: dict[str, Any], key: str, j: int) -> float:
-    """``batch[key][j]``; a session saved before ``antic_f0`` existed gets its old value
-    ``antic_0 − antic_f``."""
-    if key == "antic_f0" and key not in batch:
-        return batch["antic_0"] - batch["antic_f"][j]
-    return batch[key][j]
+    """``batch[key][j]`` (``antic_f0`` through :func:`._ht.antic_group0`, for sessions saved
+    before it existed)."""
+    return antic_group0(batch, j) if key == "antic_f0" else batch[key][j]
 
 
 def design_from_table(design: pd.DataFrame, y: np.ndarray) -> tuple[DesignSample, list[str]]:

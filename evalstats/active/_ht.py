@@ -78,13 +78,22 @@ import numpy as np
 from ._design import spec_coefficients
 from ._measures import MeasureSpec
 
-__all__ = ["DesignSample", "ESTIMATORS"]
+__all__ = ["DesignSample", "ESTIMATORS", "antic_group0"]
 
 ESTIMATORS = ("difference", "horvitz_thompson", "calibrated")
 
 #: fewest labeled non-certainty items of a prediction group in a batch for the calibrated
 #: estimator to estimate that group's mean residual (fewer: the plain difference estimator)
 MIN_CALIBRATION = 5
+
+
+def antic_group0(batch: dict[str, Any], j: int) -> float:
+    """The predicted-negative group's anticipated-variance total ``antic_f0[j]`` of a batch;
+    tables and sessions written before the key existed get ``antic_0 − antic_f[j]`` (exact
+    for model column 0, the total they floored)."""
+    if "antic_f0" in batch:
+        return float(batch["antic_f0"][j])
+    return float(batch["antic_0"] - batch["antic_f"][j])
 
 
 @dataclass
@@ -198,8 +207,7 @@ class DesignSample:
             bt = self.batches[k]
             if "antic_0" in bt:
                 af = bt["antic_f"][model]
-                af0 = bt["antic_f0"][model] if "antic_f0" in bt else bt["antic_0"] - af
-                v_k = max(v_k, coef1 * af + coef0 * af0)
+                v_k = max(v_k, coef1 * af + coef0 * antic_group0(bt, model))
             var += lam[k] ** 2 * v_k
             var_bern += lam[k] ** 2 * float(np.sum((1.0 - pi) * (b_true[ins] / pi) ** 2))
             wb = lam[k] * b_true[ins] * (pi < 1) / pi
