@@ -69,6 +69,29 @@ def test_pareto_sample_has_fixed_size_and_near_target_inclusion():
     np.testing.assert_allclose(counts / 20_000, pi, atol=0.02)
 
 
+def test_size_measure_power_takes_the_head_of_a_rare_pool_with_certainty():
+    """``size_measure(power=p)`` is the ``p = ½`` size to the power ``2p`` (its definition),
+    and on a rare pool (30 items at ``m = 0.4`` predicted negative, 100,000 at ``m = 10⁻⁴``,
+    500 labels, ε = 0.1) the default ``p = 0.7`` labels the 30 informative items with
+    certainty while ``p = ½`` gives them π ≈ 0.2 — worked by hand: with ``p = ½`` the tail
+    holds ``Σ √v ≈ 10⁵ · 10⁻² = 1000`` of the size against ``30 · 0.49 ≈ 15`` for the
+    head, so ``c ≈ 500 / 1015`` and ``π_head ≈ 0.9 · 0.49 · 500/1015 + …`` ≈ 0.22."""
+    from evalstats.active._design import SIZE_POWER, size_measure
+
+    m = np.concatenate([np.full(30, 0.4), np.full(100_000, 1e-4)])
+    f = np.zeros_like(m)
+    spec = measure_spec("f1")
+    half = size_measure(m, f, spec, 0.5, power=0.5)
+    np.testing.assert_allclose(size_measure(m, f, spec, 0.5, power=0.7), half ** 1.4,
+                               rtol=1e-12)
+    assert SIZE_POWER == 0.7
+    pi_half = inclusion_probabilities(half, 500, 0.1)
+    pi_def = inclusion_probabilities(size_measure(m, f, spec, 0.5), 500, 0.1)
+    assert 0.15 < pi_half[:30].max() < 0.3
+    assert np.all(pi_def[:30] == 1.0)
+    assert pi_def[30:].min() > 0 and pi_def.sum() == pytest.approx(500)
+
+
 # -- exact enumeration -------------------------------------------------------------------------
 
 F6 = np.array([1, 1, 0, 0, 1, 0], float)
