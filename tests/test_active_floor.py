@@ -96,9 +96,12 @@ def test_floor_is_the_larger_anticipated_variance_by_hand():
     bt = sample.batches[0]
     for g, total in ((1, bt["antic_f"][0]), (0, bt["antic_f0"][0])):
         s = f == g
-        # expected squared residual y - m - δ*_g under m*, δ*_g = mean over the group of m* - m
-        e_f = m_f[s] * (1 - m_f[s]) + (m_f[s] - m[s] - np.mean(m_f[s] - m[s])) ** 2
-        e_r = m_r[s] * (1 - m_r[s]) + (m_r[s] - m[s] - np.mean(m_r[s] - m[s])) ** 2
+        # expected squared residual y - m - δ*_g - γ*_g m under m*, (γ*_g, δ*_g) the least-
+        # squares line of m* - m on m over the group (numpy's polyfit, independently)
+        def resid2(ms, s=s):
+            gam, dlt = np.polyfit(m[s], ms[s] - m[s], 1)
+            return ms[s] * (1 - ms[s]) + (ms[s] - m[s] - dlt - gam * m[s]) ** 2
+        e_f, e_r = resid2(m_f), resid2(m_r)
         expected = max(np.sum(t[s] * e_f), np.sum(t[s] * e_r))     # the larger model total
         np.testing.assert_allclose(total, expected, rtol=1e-5)
     np.testing.assert_allclose(bt["antic_0"], bt["antic_f"][0] + bt["antic_f0"][0])
@@ -141,3 +144,40 @@ def test_design_table_without_the_group_zero_total_is_still_read():
     got = legacy.estimate(spec)
     assert got["std_error"] == pytest.approx(ref["std_error"], rel=1e-12)
     assert got["estimate"] == pytest.approx(new["estimate"], rel=1e-12)
+
+
+def test_exactly_known_zero_is_on_the_boundary():
+    """Every predicted positive labeled with certainty and none positive: TP = 0 is known,
+    so F1 = 0 exactly (whatever the false negatives). ``Σ_U f·m`` (a pool total) and
+    ``Σ_S m/π`` over the certainty items cancel only up to rounding — seen as estimates of
+    4e-17 with a logit interval [1e-18, 1e-16] beside the truth (coverage 0.60 on a letter-A
+    pool with 5 positives, adaptive batches). The residue is planted here (4e-16 added to
+    the pool total): the estimate must be 0 and its interval start at 0."""
+    import evalstats.active._ht as ht
+    from evalstats.active._batches import design_sample
+    from evalstats.active._measures import measure_spec
+    spec = measure_spec("f1")
+    mm = np.array([0.61, 0.55, 0.59, 0.73])
+    k = len(mm)
+    f = np.concatenate([np.ones(k), np.zeros(6)])
+    m = np.concatenate([mm, np.full(6, 0.01)])
+    y = np.zeros(k + 6)
+    y[-1] = 1.0
+    pi = np.concatenate([np.ones(k), np.full(6, 0.5)])
+    stats = dict(n_target=pi.sum(), n_unlabeled=float(k + 12), sum_m=float(mm.sum() + 0.12),
+                 sum_f=[float(k)], sum_fm=[float(mm.sum()) + 4e-16], zero_f1=[0],
+                 zero_f0=[0])
+    ds = design_sample(np.arange(k + 6), y, f, np.zeros(k + 6, int), pi, m, [stats],
+                       "poisson", "calibrated")
+    old = ht.BOUNDARY_TOL
+    try:
+        ht.BOUNDARY_TOL = 0.0
+        raw = ds.estimate(spec)["estimate"]
+    finally:
+        ht.BOUNDARY_TOL = old
+    assert 0.0 < raw < 1e-12                                 # the planted residue
+    r = ds.estimate(spec)
+    assert r["estimate"] == 0.0
+    lo, hi = interval(r["estimate"], r["std_error"], bounded=True, level=0.95, method="logit",
+                n_eff=r["n_eff"])
+    assert lo == 0.0 and hi > 0.0

@@ -153,38 +153,64 @@ def test_package_estimator_equals_formula_on_one_sample():
     assert r["std_error"] == pytest.approx(se, rel=1e-12)
 
 
-def test_calibrated_estimator_equals_post_stratified_formula():
-    """``estimator="calibrated"``: the difference estimator plus, per prediction group g, the
-    Hájek mean residual δ_g times (N_g − Σ_{S_g} 1/π); recomputed by hand (GREG with group
-    indicators, Särndal et al. 1992, §6.6 and §7.6). Two items per group so MIN_CALIBRATION
-    is lowered for the check."""
+def test_calibrated_estimator_equals_greg_formula():
+    """``estimator="calibrated"``: per prediction group g the residual ``y − m`` is regressed
+    on ``(1, m)`` (weights 1/π) and the group total is ``Σ_{U_g}(δ_g + (1 + γ_g) m) +
+    Σ_{S_g} e/π``; without the ridge the weighted normal equations make ``Σ_{S_g} e/π = 0``,
+    so with every item uncertain the estimate is the assisting model's pool total
+    (GREG with auxiliaries (1, m), Särndal et al. 1992, §6.5 and §7.6). ``(γ_g, δ_g)`` from
+    ``numpy.polyfit`` (independent of the package). Three items per group, so
+    MIN_CALIBRATION is lowered for the check."""
     import evalstats.active._ht as ht
     spec = measure_spec("f1")
-    pi = np.array([0.9, 0.4, 0.3, 0.2, 0.6, 0.5])
-    s = np.array([0, 1, 2, 3, 5])
-    stats = dict(n_target=pi.sum(), n_unlabeled=6.0, sum_m=M6.sum(), sum_f=[F6.sum()],
-                 sum_fm=[(F6 * M6).sum()], zero_f1=[0], zero_f0=[0])
-    ds = design_sample(s, Y6[s], F6[s], np.zeros(5, int), pi[s], M6[s], [stats], "poisson",
-                       "calibrated")
-    old, ht.MIN_CALIBRATION = ht.MIN_CALIBRATION, 2
+    f = np.array([1, 1, 1, 0, 0, 0, 0], float)
+    y = np.array([1, 0, 1, 0, 1, 0, 0], float)
+    m = np.array([0.9, 0.5, 0.6, 0.3, 0.2, 0.05, 0.4])
+    pi = np.array([0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7])
+    stats = dict(n_target=pi.sum(), n_unlabeled=7.0, sum_m=m.sum(), sum_f=[f.sum()],
+                 sum_fm=[(f * m).sum()], zero_f1=[0], zero_f0=[0])
+    s = np.arange(7)
+    ds = design_sample(s, y, f, np.zeros(7, int), pi, m, [stats], "poisson", "calibrated")
+    old = ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE
+    ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE = 3, 0.0
     try:
         r = ds.estimate(spec)
     finally:
-        ht.MIN_CALIBRATION = old
-    fs, ys, ms, ps = F6[s], Y6[s], M6[s], pi[s]
-    delta = {g: np.sum((ys - ms)[fs == g] / ps[fs == g]) / np.sum(1 / ps[fs == g])
-             for g in (0, 1)}
-    assert min(np.sum(fs == 0), np.sum(fs == 1)) >= 2
-    n_g = {1: F6.sum(), 0: 6 - F6.sum()}
-    # every item uncertain: Σ_U m + Σ_S (y−m)/π + δ_g (N_g − N̂_g) = Σ_{U_g} m + N_g δ_g
-    tp = np.sum(F6 * M6) + n_g[1] * delta[1]
-    pos = M6.sum() + n_g[1] * delta[1] + n_g[0] * delta[0]
-    g = tp / (0.5 * F6.sum() + 0.5 * pos)
-    shift = np.where(fs == 1, delta[1], delta[0])
-    e = (fs - 0.5 * g) * (ys - ms - shift)
-    se = np.sqrt(np.sum((1 - ps) * e ** 2 / ps ** 2)) / (0.5 * F6.sum() + 0.5 * pos)
-    assert r["estimate"] == pytest.approx(g, rel=1e-12)
-    assert r["std_error"] == pytest.approx(se, rel=1e-12)
+        ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE = old
+    fit = {g: np.polyfit(m[f == g], (y - m)[f == g], 1, w=np.sqrt(1 / pi[f == g]))
+           for g in (0, 1)}                                  # (γ_g, δ_g)
+    total = {g: np.sum(fit[g][1] + (1 + fit[g][0]) * m[f == g]) for g in (0, 1)}
+    tp, pos = total[1], total[1] + total[0]
+    g = tp / (0.5 * f.sum() + 0.5 * pos)
+    shift = np.where(f == 1, fit[1][1] + fit[1][0] * m, fit[0][1] + fit[0][0] * m)
+    e = (f - 0.5 * g) * (y - m - shift)
+    se = np.sqrt(np.sum((1 - pi) * e ** 2 / pi ** 2)) / (0.5 * f.sum() + 0.5 * pos)
+    assert r["estimate"] == pytest.approx(g, rel=1e-10)
+    assert r["std_error"] == pytest.approx(se, rel=1e-10)
+
+
+def test_calibration_fit_is_the_penalised_weighted_least_squares():
+    """``calibration_fit`` against a brute-force minimisation of
+    ``Σ w (r − δ − γ m)² + (κ/n) S_mm γ²`` (S_mm the weighted spread of m), and its limits:
+    no spread in ``m`` gives the Hájek mean residual with γ = 0."""
+    from scipy import optimize
+
+    from evalstats.active._ht import calibration_fit
+    rng = np.random.default_rng(3)
+    m = rng.random(12)
+    r = (rng.random(12) < 0.3) - m
+    w = 1 / rng.uniform(0.1, 0.9, 12)
+    for kappa in (0.0, 2.0, 10.0):
+        mbar = np.dot(w, m) / w.sum()
+        smm = np.dot(w, (m - mbar) ** 2)
+
+        def obj(p, kappa=kappa, smm=smm):
+            return np.sum(w * (r - p[0] - p[1] * m) ** 2) + kappa / 12 * smm * p[1] ** 2
+
+        best = optimize.minimize(obj, np.zeros(2), method="BFGS", options=dict(gtol=1e-12)).x
+        np.testing.assert_allclose(calibration_fit(r, m, w, kappa), best, atol=1e-7)
+    d, g = calibration_fit(r, np.full(12, 0.4), w)
+    assert g == 0.0 and d == pytest.approx(np.dot(w, r) / w.sum())
 
 
 def test_calibrated_estimator_repairs_constant_scores():

@@ -186,18 +186,20 @@ def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
                        preds: np.ndarray, centre: bool) -> dict[str, Any]:
     r"""Model-anticipated variance totals of one batch, by prediction group and model column.
 
-    The batch's estimator has residual ``y − μ − δ_g`` (``μ`` the model it used, ``0`` in a
-    Horvitz–Thompson batch; ``δ_g`` the calibrated estimator's group shift, else 0). Its
+    The batch's estimator has residual ``y − μ − δ_g − γ_g μ`` (``μ`` the model it used,
+    ``0`` in a Horvitz–Thompson batch; ``δ_g + γ_g μ`` the calibrated estimator's group
+    regression of the residual on the model, :func:`~._ht.calibration_fit`, else 0). Its
     expected square under a model ``m*`` of ``y`` is
-    ``m*(1 − m*) + (m* − μ − δ*_g)²`` with ``δ*_g`` the mean of ``m* − μ`` over the group's
-    unlabeled items (what ``δ_g`` estimates). Each group's total is the largest over the
-    models ``cands`` (each a coherent model of every label; an item-wise maximum would mix
-    them, and its F1 interval was 5 % wider on er_abt_buy at 1000 labels):
+    ``m*(1 − m*) + (m* − μ − δ*_g − γ*_g μ)²`` with ``(δ*_g, γ*_g)`` the least-squares fit of
+    ``m* − μ`` on ``(1, μ)`` over the group's unlabeled items (what the calibration
+    estimates). Each group's total is the largest over the models ``cands`` (each a coherent
+    model of every label; an item-wise maximum would mix them, and its F1 interval was 5 %
+    wider on er_abt_buy at 1000 labels):
 
     .. math::
 
         \tilde V_{g,j} = \max_{m^*} \sum_{U_k:\,f_j = g} \frac{1 - \pi_i}{\pi_i}
-            \bigl[m^*_i (1 - m^*_i) + (m^*_i - \mu_i - \delta^*_{g})^2\bigr]
+            \bigl[m^*_i (1 - m^*_i) + (m^*_i - \mu_i - \delta^*_{g} - \gamma^*_g\mu_i)^2\bigr]
 
     (Särndal et al. 1992, §12.2, for one model).
     Under the batch's own model (``m* = μ``) this is ``Σ (1 − π)/π · μ(1 − μ)``; in a
@@ -207,31 +209,46 @@ def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
     """
     t = _anticipated_terms(pi, np.ones_like(pi))
     preds = np.asarray(preds, dtype=float).reshape(pi.shape[0], -1)
-    # per model: Σ t·v, Σ t·d, Σ t·d², Σ d over each group (d = m* − μ), by dot products
-    # with the 0/1 prediction columns; Σ t (d − δ)² = Σ t d² − 2δ Σ t d + δ² Σ t
+
+    def sums(vec: np.ndarray) -> tuple[np.ndarray, float]:
+        """(group-1 sums per model column, total): one vector at a time, no (k, N) copy."""
+        return vec @ preds, float(vec.sum())
+
+    # Σ t(d − δ − γμ)² = Σ t d² − 2δ Σ t d − 2γ Σ t d μ + δ² Σ t + 2δγ Σ t μ + γ² Σ t μ²,
+    # with d = m* − μ and (δ, γ) from Σ d, Σ d μ, Σ μ, Σ μ², n of the group
+    base = [sums(v) for v in (t, t * mu, t * mu * mu, mu, mu * mu)]
     per = []
     for c in cands:
         d = c - mu
-        td = t * d
-        rows = (t * (c * (1.0 - c)) + td * d, td, d)                # no (3, N) copy
-        per.append((np.stack([r @ preds for r in rows]),               # group 1, all
-                    np.array([r.sum() for r in rows])))
-    t1, t_all = t @ preds, float(t.sum())
+        per.append([sums(v) for v in (t * (c * (1.0 - c)) + t * d * d, t * d, t * d * mu,
+                                      d, d * mu)])
     n1 = preds.sum(axis=0)
-    n0 = preds.shape[0] - n1
     a1, a0 = [], []
     for j in range(preds.shape[1]):
         tot = {1: 0.0, 0: 0.0}
-        for g1, g_all in per:
-            for g, s_vd, s_td, s_d, s_t, n in (
-                    (1, g1[0, j], g1[1, j], g1[2, j], t1[j], n1[j]),
-                    (0, g_all[0] - g1[0, j], g_all[1] - g1[1, j], g_all[2] - g1[2, j],
-                     t_all - t1[j], n0[j])):
-                delta = s_d / n if centre and n > 0 else 0.0
-                tot[g] = max(tot[g], float(s_vd - 2.0 * delta * s_td + delta * delta * s_t))
+        n_of = {1: float(n1[j]), 0: float(preds.shape[0] - n1[j])}
+        for g in (1, 0):
+            s_t, s_tm, s_tmm, s_m, s_mm = (_group_sum(s, j, g) for s in base)
+            n = n_of[g]
+            for rows in per:
+                s_vd, s_td, s_tdm, s_d, s_dm = (_group_sum(s, j, g) for s in rows)
+                delta = gamma = 0.0
+                if centre and n > 0:
+                    var_m = s_mm - s_m * s_m / n
+                    if var_m > 1e-12 * max(s_mm, 1e-300):
+                        gamma = (s_dm - s_d * s_m / n) / var_m
+                    delta = (s_d - gamma * s_m) / n
+                total = (s_vd - 2.0 * delta * s_td - 2.0 * gamma * s_tdm + delta * delta * s_t
+                         + 2.0 * delta * gamma * s_tm + gamma * gamma * s_tmm)
+                tot[g] = max(tot[g], float(total))
         a1.append(tot[1])
         a0.append(tot[0])
     return dict(antic_0=a1[0] + a0[0], antic_f=a1, antic_f0=a0)
+
+
+def _group_sum(s: tuple[np.ndarray, float], j: int, g: int) -> float:
+    """Group ``g``'s sum of model column ``j`` from ``(group-1 sums, total)``."""
+    return float(s[0][j]) if g == 1 else s[1] - float(s[0][j])
 
 
 def _anticipated_terms(pi: np.ndarray, vres: np.ndarray) -> np.ndarray:

@@ -15,18 +15,22 @@ batch's sample), unbiased given the past for *any* model (Särndal et al. 1992, 
 Candès, ICML 2024; Angelopoulos et al., Science 2023). ``estimator="horvitz_thompson"`` uses
 ``m ≡ 0`` (only the exactly known parts are not estimated).
 
-**Calibrated (default).** ``estimator="calibrated"`` adds to ``Â_k`` (and ``B̂_k``), for each
-prediction group ``g ∈ {0, 1}`` (items predicted negative / positive, whose coefficients
-``c₁, d₁`` are constant), the correction ``c_{1g} δ_g (N_{U,g} − N̂_{U,g})`` with
-``δ_g = Σ_{S_g} (y − m)/π / Σ_{S_g} 1/π`` the Hájek estimate of the model's mean residual and
-``N̂_{U,g} = Σ_{S_g} 1/π``: the generalized regression (GREG) estimator with the group
-indicators as auxiliaries (Särndal et al. 1992, §6.5–6.6), approximately unbiased (bias
-``O(1/n)``) for any model. It equals ``Σ_{U_g} m + N_{U,g} δ_g`` when no item of the group is
-taken with certainty, so a model that is off by a constant within a group — scores all 0.5,
-raw margins mapped through a logistic, an overconfident classifier — no longer adds
-``(ΣU m − ΣU y)·(n_g/(N_g π) − 1)`` noise: with constant scores of 0.5 on a pool with 3.4 %
-positives the plain difference estimator covered 0.78 of 200 runs at 100 labels, the
-calibrated one 0.995. The residuals in the variance are ``y − m − δ_g``. A group with fewer
+**Calibrated (default).** ``estimator="calibrated"`` regresses, in each prediction group
+``g ∈ {0, 1}`` (items predicted negative / positive, whose coefficients ``c₁, d₁`` are
+constant), the residual ``y − m`` of the batch's non-certainty items on ``(1, m)`` with
+weights ``1/π`` (:func:`calibration_fit`, a ridge of two pseudo-observations towards the
+model as it is): ``y ≈ δ_g + (1 + γ_g) m``, and adds to ``Â_k`` (and ``B̂_k``)
+``c_{1g} [δ_g (N_{U,g} − N̂_{U,g}) + γ_g (M_{U,g} − M̂_{U,g})]`` with ``N̂_{U,g} = Σ_{S_g} 1/π``
+and ``M̂_{U,g} = Σ_{S_g} m/π`` (``M_{U,g} = Σ_{U_g} m``): the generalized regression (GREG)
+estimator with the auxiliaries ``(1, m)`` per group (Särndal et al. 1992, §6.5–6.6),
+approximately unbiased (bias ``O(1/n)``) for any model. The intercept removes a model that is
+off by a constant within a group — scores all 0.5, raw margins mapped through a logistic:
+with constant scores of 0.5 on a pool with 3.4 % positives the plain difference estimator
+covered 0.78 of 200 runs at 100 labels, the calibrated one 0.995. The slope removes a model
+that is off by a factor — a classifier trained at another prevalence: on a 147,000-item pool
+whose scores summed to 2,091 expected positives against 50 true ones, the intercept alone
+left F1's estimated denominator below zero (F1 undefined, or 1.0 with five known false
+positives). The residuals in the variance are ``y − m − δ_g − γ_g m``. A group with fewer
 than ``MIN_CALIBRATION`` labeled non-certainty items in a batch is not corrected. In a
 Horvitz–Thompson batch (``m ≡ 0``, the first batch of raw margins) it is the Hájek estimator
 post-stratified by prediction.
@@ -53,13 +57,14 @@ variance is therefore ``Σ_k λ_k² max(V̂_k, Ṽ_k) / B̂²`` with the model-a
 .. math::
 
     \tilde V_k = \sum_{g} (c_{1g} - \hat G d_{1g})^2 \max_{m^*} \sum_{U_{k,g}}
-        \frac{1 - \pi_i}{\pi_i} \bigl[m^*_i (1 - m^*_i) + (m^*_i - m_{ki} - \delta^*_g)^2\bigr],
+        \frac{1 - \pi_i}{\pi_i} \bigl[m^*_i (1 - m^*_i)
+        + (m^*_i - m_{ki} - \delta^*_g - \gamma^*_g m_{ki})^2\bigr],
 
 the expected squared residual of the estimator actually used (``m_k ≡ 0`` in a
-Horvitz–Thompson batch; ``δ*_g`` the group mean of ``m* − m_k``, the model-expected
-calibration shift, for the calibrated estimator, else 0), the larger over two models ``m*``
-of ``y`` refitted on every label: the stratified Beta–Bernoulli model and a logistic
-recalibration ``σ(a + b·logit m)`` of the scores (see
+Horvitz–Thompson batch; ``δ*_g + γ*_g m_k`` the least-squares line of ``m* − m_k`` on
+``m_k`` over the group, the model-expected calibration, for the calibrated estimator,
+else 0), the larger over two models ``m*`` of ``y`` refitted on every label: the
+stratified Beta–Bernoulli model and a logistic recalibration ``σ(a + b·logit m)`` of the scores (see
 :meth:`~._batches.BatchDesign.anticipated`). The first alone left the floor of the
 false-negative total on ``sim_overconfident`` at 2,500–12,500 against 22,400 under the
 true probabilities, and its 95 % intervals covered 0.865–0.938 (four measures, 200 labels,
@@ -78,13 +83,50 @@ import numpy as np
 from ._design import spec_coefficients
 from ._measures import MeasureSpec
 
-__all__ = ["DesignSample", "ESTIMATORS", "antic_group0"]
+__all__ = ["DesignSample", "ESTIMATORS", "antic_group0", "calibration_fit"]
 
 ESTIMATORS = ("difference", "horvitz_thompson", "calibrated")
 
 #: fewest labeled non-certainty items of a prediction group in a batch for the calibrated
 #: estimator to estimate that group's mean residual (fewer: the plain difference estimator)
 MIN_CALIBRATION = 5
+
+#: pseudo-observations of the prior at the identity map (γ = 0) in :func:`calibration_fit`
+CALIBRATION_RIDGE = 2.0
+
+#: an estimate within this of 0 or 1 is the boundary: totals known exactly (certainty
+#: items) sum to 0 only up to rounding (1e-17), which put a logit interval beside 0
+BOUNDARY_TOL = 1e-12
+
+
+def calibration_fit(r: np.ndarray, m: np.ndarray, w: np.ndarray,
+                    ridge: float | None = None) -> tuple[float, float]:
+    r"""``(δ, γ)`` of the weighted ridge regression ``r ≈ δ + γ m`` of residuals on the model.
+
+    .. math::
+
+        \hat\gamma = \frac{\sum w (m - \bar m)(r - \bar r)}
+                          {\sum w (m - \bar m)^2\,(1 + \kappa / n)},\qquad
+        \hat\delta = \bar r - \hat\gamma \bar m
+
+    (``w``-weighted means; ``κ`` = ``ridge`` pseudo-observations at ``γ = 0``, the model's
+    own scale, so a handful of labels cannot tilt it far; ``γ = 0`` when ``m`` does not vary).
+    With ``γ = 0`` this is the Hájek mean residual of the intercept-only calibration.
+    Scores that are off by a factor — a classifier trained at another prevalence — are
+    what the slope repairs: on a pool whose scores summed to 2,091 expected positives
+    against 50 true ones, the intercept alone left denominators of F1 below zero.
+    """
+    ridge = CALIBRATION_RIDGE if ridge is None else ridge
+    w = np.asarray(w, dtype=float)
+    sw = float(w.sum())
+    mbar, rbar = float(np.dot(w, m) / sw), float(np.dot(w, r) / sw)
+    dm = m - mbar
+    smm = float(np.dot(w, dm * dm))
+    n = m.shape[0]
+    if not smm > 1e-12 * sw * max(mbar * mbar, 1e-12) or n < 2:     # no spread in m
+        return rbar, 0.0
+    gamma = float(np.dot(w, dm * (r - rbar))) / (smm * (1.0 + ridge / n))
+    return rbar - gamma * mbar, gamma
 
 
 def antic_group0(batch: dict[str, Any], j: int) -> float:
@@ -177,10 +219,12 @@ class DesignSample:
             res = (y[ins] - m[ins]) / self.item_pi[ins]
             a_k = a_true[before].sum() + sum_c0 + sum_c1m + float(np.dot(c1[ins], res))
             b_k = b_true[before].sum() + sum_d0 + sum_d1m + float(np.dot(d1[ins], res))
-            for grp, (d_g, gap) in delta[k].items():     # δ_g (N_{U,g} − N̂_{U,g})
+            for grp, (d_g, gap, g_g, mgap) in delta[k].items():
+                # δ_g (N_{U,g} − N̂_{U,g}) + γ_g (M_{U,g} − M̂_{U,g})
                 cg = (f1c1, f1d1) if grp == 1 else (f0c1, f0d1)
-                a_k += cg[0] * d_g * gap
-                b_k += cg[1] * d_g * gap
+                corr = d_g * gap + g_g * mgap
+                a_k += cg[0] * corr
+                b_k += cg[1] * corr
             a_hat += lam[k] * a_k
             b_hat += lam[k] * b_k
         if not b_hat > 0:
@@ -192,6 +236,10 @@ class DesignSample:
                 out["reason"] = "its denominator is zero on this pool"
             return out
         g = float(np.clip(a_hat / b_hat, 0.0, 1.0))
+        if g < BOUNDARY_TOL:            # rounding residue of an exactly known 0 (or 1)
+            g = 0.0
+        elif g > 1.0 - BOUNDARY_TOL:
+            g = 1.0
         var = var_bern = 0.0
         coef1 = (f1c1 - g * f1d1) ** 2
         coef0 = (f0c1 - g * f0d1) ** 2
@@ -200,8 +248,9 @@ class DesignSample:
             ins = self.item_batch == k
             pi = self.item_pi[ins]
             shift = np.zeros(int(ins.sum()))
-            for grp, (d_g, _) in delta[k].items():
-                shift[f[ins] == grp] = d_g
+            for grp, (d_g, _, g_g, _) in delta[k].items():
+                sel = f[ins] == grp
+                shift[sel] = d_g + g_g * m[ins][sel]
             e = (c1[ins] - g * d1[ins]) * (y[ins] - m[ins] - shift)
             v_k = self._batch_var(e, pi)
             bt = self.batches[k]
@@ -220,28 +269,38 @@ class DesignSample:
                     max_weight_share=wmax / wsum if wsum > 0 else 0.0)
 
     def _calibration(self, f: np.ndarray, y: np.ndarray, m: np.ndarray, model: int,
-                     k_used: int) -> list[dict[int, tuple[float, float]]]:
-        """Per batch, ``{g: (δ_g, N_{U,g} − N̂_{U,g})}`` for the prediction groups ``g ∈ {0, 1}``
-        the calibrated estimator corrects (empty for the other estimators).
+                     k_used: int) -> list[dict[int, tuple[float, float, float, float]]]:
+        """Per batch, ``{g: (δ_g, N_{U,g} − N̂_{U,g}, γ_g, M_{U,g} − M̂_{U,g})}`` for the
+        prediction groups ``g ∈ {0, 1}`` the calibrated estimator corrects (empty for the
+        other estimators).
 
-        ``δ_g = Σ_{S_g} (y − m)/π / Σ_{S_g} 1/π`` (items with ``π < 1``) is the Hájek estimate
-        of the model's mean residual in group ``g`` and ``N̂_{U,g} = Σ_{S_g} 1/π``."""
-        out: list[dict[int, tuple[float, float]]] = [{} for _ in range(k_used)]
+        The residual ``r = y − m`` of the items with ``π < 1`` is regressed on ``(1, m)``
+        with weights ``1/π`` (:func:`calibration_fit`): ``r ≈ δ_g + γ_g m``, i.e. the
+        assisting model ``δ_g + (1 + γ_g) m`` — a shift and a rescaling of the scores in
+        each prediction group (GREG with auxiliaries ``(1, m)``; Särndal et al. 1992, §6.5).
+        ``N̂_{U,g} = Σ_{S_g} 1/π`` and ``M̂_{U,g} = Σ_{S_g} m/π`` estimate the group's size
+        and model total ``M_{U,g} = Σ_{U_g} m``."""
+        out: list[dict[int, tuple[float, float, float, float]]] = [{} for _ in range(k_used)]
         if self.estimator != "calibrated":
             return out
         for k in range(k_used):
             bt = self.batches[k]
             ins = self.item_batch == k
-            pi, fk, rk = self.item_pi[ins], f[ins], (y[ins] - m[ins])
-            n_group = {1: bt["sum_f"][model], 0: bt["n_unlabeled"] - bt["sum_f"][model]}
+            pi, fk, mk = self.item_pi[ins], f[ins], m[ins]
+            rk = y[ins] - mk
+            s_f = bt["sum_f"][model]
+            s_fm = bt["sum_fm"][model] if bt.get("model", 1.0) else 0.0
+            s_m = bt["sum_m"] if bt.get("model", 1.0) else 0.0
+            n_group = {1: s_f, 0: bt["n_unlabeled"] - s_f}
+            m_group = {1: s_fm, 0: s_m - s_fm}
             for grp in (0, 1):
                 sel = fk == grp
                 free = sel & (pi < 1.0)
                 if int(free.sum()) < MIN_CALIBRATION:
                     continue
-                w = 1.0 / pi[free]
-                out[k][grp] = (float(np.dot(w, rk[free]) / w.sum()),
-                               float(n_group[grp] - np.sum(1.0 / pi[sel])))
+                d_g, g_g = calibration_fit(rk[free], mk[free], 1.0 / pi[free])
+                out[k][grp] = (d_g, float(n_group[grp] - np.sum(1.0 / pi[sel])), g_g,
+                               float(m_group[grp] - np.sum(mk[sel] / pi[sel])))
         return out
 
     def _batch_var(self, e: np.ndarray, pi: np.ndarray) -> float:
