@@ -81,8 +81,9 @@ class ActiveEvaluator(PPSMixin):
         ``None``: ``"pps"`` for binary pools (every F-type measure, accuracy, error),
         ``"with_replacement"`` for multi-class and squared-loss pools.
     estimator : {"calibrated", "difference", "horvitz_thompson"}
-        πps design only: the difference estimator with each prediction group's mean residual
-        estimated from the labels (default; robust to a miscalibrated or constant model),
+        πps design only: the difference estimator with each prediction group's residual
+        regressed on the model from the labels (GREG, default; robust to a model that is off
+        by a constant or a factor, e.g. constant scores or another prevalence),
         the plain difference (model-assisted) estimator, or Horvitz–Thompson totals.
     sampling : {"pareto", "poisson"}
         πps design only: fixed batch size (default) or independent Bernoulli draws.

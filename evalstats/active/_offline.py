@@ -43,9 +43,9 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
     replacement* with capped inclusion probabilities ``π = min(1, c·size)`` (Pareto πps;
     items with ``π = 1`` are labeled with certainty), and every measure is estimated by the
     calibrated model-assisted estimator (the model's expected value summed over the pool plus
-    the ``1/π``-weighted residuals of the labeled items, with the model's mean residual in
-    each prediction group estimated from the labels) with a delta-method variance for the
-    ratio; the interval is Wilson's at the effective sample size (see
+    the ``1/π``-weighted residuals of the labeled items, with a line ``δ + γ m`` of the
+    model's residual in each prediction group estimated from the labels) with a
+    delta-method variance for the ratio; the interval is Wilson's at the effective sample size (see
     :mod:`evalstats.active._ht`, :mod:`evalstats.active._intervals`). With ``batch_size``
     smaller than ``n_labels`` the labels are bought in batches and (``adaptive=True``) the
     model is updated from the labels between batches.
