@@ -34,6 +34,10 @@ DESIGNS = ("pps", "with_replacement")
 #: fewest labels for the recalibrated model in the anticipated-variance floor
 MIN_RECALIBRATION = 10
 
+#: the recalibration behind the floor weighs a label by ``π^(−power)``: 1 is the design-
+#: weighted fit, 0 the model-based one; ½ (see :meth:`BatchDesign.anticipated`)
+RECALIBRATION_WEIGHT_POWER = 0.5
+
 
 class BatchDesign:
     """Batch builder for a binary pool (``pool.probs`` is the model's prior ``p(y=1|x)``)."""
@@ -115,7 +119,17 @@ class BatchDesign:
         (:func:`anticipated_totals`) under two models of ``y``: ``m_f``, the stratified model
         fitted on every label, and ``m_r = σ(a + b·logit m)``, the logistic recalibration of
         the scores on the labels (:func:`~._calibration.fit_recalibration`, weights
-        ``1/π``; needs ``lab_pi``); each prediction group takes the larger total.
+        ``π^(−½)``; needs ``lab_pi``); each prediction group takes the larger total.
+
+        The weights are a compromise (Kish's square-root weights). The design weights ``1/π``
+        target the pool-average map whatever the truth, but with sizes ``v^0.7`` they span
+        four decades and the fit is ruled by a few far-tail labels (all zero): on
+        sim_overconfident the floor then stayed low and the default's intervals covered
+        0.887–0.96 (four measures, 200–1000 labels, 300 seeds). Unweighted (the model-based
+        fit, valid when ``σ(a + b·logit m)`` is the truth, since labels are drawn on the
+        scores alone) covered 0.94–0.98 but widened accuracy intervals on the rare
+        entity-resolution pools up to 10-fold; ``π^(−½)`` covered 0.940–0.98 with F1 widths
+        there ×1.1–1.4 (they covered 1.00 before and after).
 
         The stratified model only moves a stratum once its labels show events, so where the
         scores are overconfident it keeps the tiny variance of the strata whose few labels
@@ -128,8 +142,9 @@ class BatchDesign:
         cands = [m_final]
         if lab_pi is not None and len(lab_idx) >= MIN_RECALIBRATION:
             cands.append(apply_recalibration(
-                self.pool.probs, fit_recalibration(self.pool.probs[lab_idx], lab_y,
-                                                   1.0 / np.asarray(lab_pi, float))))
+                self.pool.probs, fit_recalibration(
+                    self.pool.probs[lab_idx], lab_y,
+                    np.asarray(lab_pi, float) ** -RECALIBRATION_WEIGHT_POWER)))
         out = []
         for k, bt in enumerate(batches):
             before = lab_batch < k
