@@ -125,7 +125,7 @@ class BatchDesign:
         target the pool-average map whatever the truth, but with sizes ``v^0.7`` they span
         four decades and the fit is ruled by a few far-tail labels (all zero): on
         sim_overconfident the floor then stayed low and the default's intervals covered
-        0.887–0.96 (four measures, 200–1000 labels, 300 seeds). Unweighted (the model-based
+        0.887–0.953 (four measures, 200–1000 labels, 300 seeds). Unweighted (the model-based
         fit, valid when ``σ(a + b·logit m)`` is the truth, since labels are drawn on the
         scores alone) covered 0.94–0.98 but widened accuracy intervals on the rare
         entity-resolution pools up to 10-fold; ``π^(−½)`` covered 0.940–0.98 with F1 widths
