@@ -77,8 +77,9 @@ def fit_recalibration(probs: np.ndarray, labels: np.ndarray, weights: np.ndarray
                       ridge: float = RECALIBRATION_RIDGE) -> tuple[float, float]:
     r"""Weighted logistic recalibration ``m'(x) = σ(a + b·logit m(x))`` of a model's scores.
 
-    Maximises the importance-weighted Bernoulli log-likelihood of the labels (weights
-    ``1/π``, rescaled to mean one, so the fit estimates the pool's calibration map)
+    Maximises the weighted Bernoulli log-likelihood of the labels (weights as given,
+    rescaled to mean one: ``1/π`` makes the fit estimate the pool's calibration map, ones
+    the model-based fit; the variance floor uses ``π^(−½)``)
     penalised by ``ridge·(a² + (b − 1)²)``: a Gaussian prior centred at the identity map
     (``a = 0, b = 1``, the model as it is), which keeps ``(a, b)`` finite when the labels
     are separable. Unlike :func:`fit_calibration`'s Platt scaling there are no smoothed

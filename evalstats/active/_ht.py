@@ -64,11 +64,13 @@ the expected squared residual of the estimator actually used (``m_k ≡ 0`` in a
 Horvitz–Thompson batch; ``δ*_g + γ*_g m_k`` the least-squares line of ``m* − m_k`` on
 ``m_k`` over the group, the model-expected calibration, for the calibrated estimator,
 else 0), the larger over two models ``m*`` of ``y`` refitted on every label: the
-stratified Beta–Bernoulli model and a logistic recalibration ``σ(a + b·logit m)`` of the scores (see
-:meth:`~._batches.BatchDesign.anticipated`). The first alone left the floor of the
-false-negative total on ``sim_overconfident`` at 2,500–12,500 against 22,400 under the
-true probabilities, and its 95 % intervals covered 0.865–0.938 (four measures, 200 labels,
-400 runs); with the recalibration and the centring they cover 0.920–0.948. The evaluator
+stratified Beta–Bernoulli model and a logistic recalibration ``σ(a + b·logit m)`` of the
+scores, fitted with weights ``π^(−½)`` (see :meth:`~._batches.BatchDesign.anticipated`).
+The first alone left the floor of the false-negative total on ``sim_overconfident`` at
+2,500–12,500 against 22,400 under the true probabilities, and its 95 % intervals covered
+0.865–0.938 (four measures, 200 labels, 400 runs; sizes ``√v``); with the recalibration
+(weights ``1/π``) and the centring 0.920–0.948; with sizes ``v^0.7`` and weights
+``π^(−½)`` 0.940–0.980 (200–1000 labels, 300 runs). The evaluator
 replays each batch's ``π``; an exported design table keeps the totals recorded when the
 batch was drawn (under the batch's own model).
 """
