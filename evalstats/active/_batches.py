@@ -231,12 +231,17 @@ def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
 
     # Σ t(d − δ − γμ)² = Σ t d² − 2δ Σ t d − 2γ Σ t d μ + δ² Σ t + 2δγ Σ t μ + γ² Σ t μ²,
     # with d = m* − μ and (δ, γ) from Σ d, Σ d μ, Σ μ, Σ μ², n of the group
-    base = [sums(v) for v in (t, t * mu, t * mu * mu, mu, mu * mu)]
+    tm = t * mu
+    base = [sums(t), sums(tm), sums(tm * mu), sums(mu), sums(mu * mu)]
     per = []
     for c in cands:
         d = c - mu
-        per.append([sums(v) for v in (t * (c * (1.0 - c)) + t * d * d, t * d, t * d * mu,
-                                      d, d * mu)])
+        td = t * d
+        vd = c * (1.0 - c)
+        vd *= t
+        vd += td * d
+        per.append([sums(vd), sums(td), sums(td * mu), sums(d), sums(d * mu)])
+        del d, td, vd
     n1 = preds.sum(axis=0)
     a1, a0 = [], []
     for j in range(preds.shape[1]):
