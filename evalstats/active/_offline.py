@@ -23,9 +23,11 @@ from ._measures import MeasureSpec, companion_specs
 __all__ = ["active_evaluate", "active_design", "estimate_from_labels"]
 
 
+#: default labels per batch of the adaptive πps design in :func:`active_evaluate`
+ADAPTIVE_BATCH = 100
+
+
 @rng_alias
-
-
 @named_result
 def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
                     n_labels: int | None = None, measure: str = "f1",
@@ -46,9 +48,9 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
     the ``1/π``-weighted residuals of the labeled items, with a line ``δ + γ m`` of the
     model's residual in each prediction group estimated from the labels) with a
     delta-method variance for the ratio; the interval is Wilson's at the effective sample size (see
-    :mod:`evalstats.active._ht`, :mod:`evalstats.active._intervals`). With ``batch_size``
-    smaller than ``n_labels`` the labels are bought in batches and (``adaptive=True``) the
-    model is updated from the labels between batches.
+    :mod:`evalstats.active._ht`, :mod:`evalstats.active._intervals`). The labels are bought
+    in batches (of 100 by default) and (``adaptive=True``, the default) the model and the
+    inclusion probabilities are updated from the labels between batches.
 
     **The papers' design (``design="with_replacement"``, and for multi-class or squared-loss
     pools):** draws with replacement from the proposal (Algorithm 1 of both papers), asks
@@ -82,7 +84,15 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
     recalibrate : {None, "platt", "isotonic"}
         Recalibrate the scores on the labels so far and rebuild the proposal between batches.
     batch_size : int, optional
-        Labels per oracle call (default: the whole budget, or budget/10 with recalibration).
+        Labels per oracle call. Default: batches of ``ADAPTIVE_BATCH = 100`` for the adaptive
+        πps design (the model is refitted between them), the whole budget otherwise, and
+        budget/10 with recalibration. Batches of 100 against one batch
+        (``benchmarks/active_benchmark.py``, ten pools, 100 runs each): worst F1 RMSE ratio
+        to adaptive OASIS 1.21 / 1.27 / 1.37 against 1.36 / 1.47 / 1.42 at 200 / 500 / 1000
+        labels, mean 1.07 / 1.05 / 0.95 against 1.07 / 1.09 / 0.99; lowest coverage 0.92
+        against 0.90. One batch is better where the scores are already calibrated
+        (sim_calibrated 0.80 against 0.88 at 500 labels). Batches of 20 were worse than 100 on
+        the rare pools tried.
     ids : array_like, optional
         Item identifiers passed to ``oracle`` (default positions ``0..N-1``).
     confidence_level : float
@@ -130,7 +140,12 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
     if budget > ev._pool.size:
         raise fail("n_labels", f"at most the pool size {ev._pool.size}", value=budget)
     if batch_size is None:
-        batch_size = budget if recalibrate is None else max(budget // 10, 10)
+        if recalibrate is not None:
+            batch_size = max(budget // 10, 10)
+        elif ev._config["design"] == "pps" and ev._config["adaptive"]:
+            batch_size = min(budget, ADAPTIVE_BATCH)
+        else:
+            batch_size = budget
     batch_size = check_int(batch_size, "batch_size", 1)
     while ev.n_labels < budget:
         ids_ = ev.query(min(batch_size, budget - ev.n_labels))
