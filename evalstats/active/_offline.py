@@ -85,7 +85,8 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
         Recalibrate the scores on the labels so far and rebuild the proposal between batches.
     batch_size : int, optional
         Labels per oracle call. Default: batches of ``ADAPTIVE_BATCH = 100`` for the adaptive
-        πps design (the model is refitted between them), the whole budget otherwise, and
+        πps design (the model is refitted between them), the whole budget otherwise
+        (``proposal="passive"`` included: one simple random sample), and
         budget/10 with recalibration. Batches of 100 against one batch
         (``benchmarks/active_benchmark.py``, ten pools, 100 runs each): worst F1 RMSE ratio
         to adaptive OASIS 1.21 / 1.27 / 1.37 against 1.36 / 1.47 / 1.42 at 200 / 500 / 1000
@@ -142,7 +143,8 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
     if batch_size is None:
         if recalibrate is not None:
             batch_size = max(budget // 10, 10)
-        elif ev._config["design"] == "pps" and ev._config["adaptive"]:
+        elif (ev._config["design"] == "pps" and ev._config["adaptive"]
+              and proposal != "passive"):
             batch_size = min(budget, ADAPTIVE_BATCH)
         else:
             batch_size = budget
