@@ -314,13 +314,13 @@ def ratio_interval(raw: pd.DataFrame, truths: dict, n_boot: int = 2000,
         if "oasis" not in sq:
             continue
         idx = rng.integers(0, len(sq), size=(n_boot, len(sq)))
-        base = sq["oasis"].to_numpy()
+        with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)         # every OASIS run failed
+            den = np.nanmean(sq["oasis"].to_numpy()[idx], axis=1)
         for method in sq.columns:
-            x = sq[method].to_numpy()
-            num = np.array([np.nanmean(x[i]) for i in idx])
-            den = np.array([np.nanmean(base[i]) for i in idx])
             with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)     # every OASIS run failed
+                warnings.simplefilter("ignore", RuntimeWarning)
+                num = np.nanmean(sq[method].to_numpy()[idx], axis=1)
                 lo, hi = np.nanquantile(np.sqrt(num / den), [0.025, 0.975])
             rows.append(dict(pool=pool, method=method, budget=budget, measure="f1",
                              rmse_ratio_low=lo, rmse_ratio_high=hi))

@@ -131,6 +131,16 @@ def calibration_fit(r: np.ndarray, m: np.ndarray, w: np.ndarray,
     return rbar - gamma * mbar, gamma
 
 
+def _pool_totals(bt: dict[str, Any], model: int, use_model: bool
+                 ) -> tuple[float, float, float, float]:
+    """A batch's unlabeled pool totals ``(N_U, Σ_U f, Σ_U m, Σ_U f·m)`` for model column
+    ``model``; the model sums are 0 when the batch's estimator used no model."""
+    batch_model = use_model and bool(bt.get("model", 1.0))
+    sm = float(bt["sum_m"]) if batch_model else 0.0
+    sfm = float(bt["sum_fm"][model]) if batch_model else 0.0
+    return float(bt["n_unlabeled"]), float(bt["sum_f"][model]), sm, sfm
+
+
 def antic_group0(batch: dict[str, Any], j: int) -> float:
     """The predicted-negative group's anticipated-variance total ``antic_f0[j]`` of a batch;
     tables and sessions written before the key existed get ``antic_0 − antic_f[j]`` (exact
@@ -209,10 +219,7 @@ class DesignSample:
                 return out
             before = self.item_batch < k
             ins = self.item_batch == k
-            batch_model = use_model and bool(bt.get("model", 1.0))
-            sm = bt["sum_m"] if batch_model else 0.0
-            sf, sfm = bt["sum_f"][model], (bt["sum_fm"][model] if batch_model else 0.0)
-            nu = bt["n_unlabeled"]
+            nu, sf, sm, sfm = _pool_totals(bt, model, use_model)
             # Σ_U (c0 + c1 m) and Σ_U (d0 + d1 m) from the batch's pool totals
             sum_c0 = f1c0 * sf + f0c0 * (nu - sf)
             sum_c1m = f1c1 * sfm + f0c1 * (sm - sfm)
@@ -290,10 +297,8 @@ class DesignSample:
             ins = self.item_batch == k
             pi, fk, mk = self.item_pi[ins], f[ins], m[ins]
             rk = y[ins] - mk
-            s_f = bt["sum_f"][model]
-            s_fm = bt["sum_fm"][model] if bt.get("model", 1.0) else 0.0
-            s_m = bt["sum_m"] if bt.get("model", 1.0) else 0.0
-            n_group = {1: s_f, 0: bt["n_unlabeled"] - s_f}
+            nu, s_f, s_m, s_fm = _pool_totals(bt, model, True)
+            n_group = {1: s_f, 0: nu - s_f}
             m_group = {1: s_fm, 0: s_m - s_fm}
             for grp in (0, 1):
                 sel = fk == grp
