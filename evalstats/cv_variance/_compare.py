@@ -24,6 +24,7 @@ from ._engine import (
     run_draws,
     ustat_df,
 )
+from ._jackknife import coupling
 from ._results import CompareLearnersResult
 
 __all__ = ["compare_learners"]
@@ -140,4 +141,5 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         covariance=float((agg_a["variance"] + agg_b["variance"] - agg["variance"]) / 2),
         statistic=stat, p_value=p, names=names, loss_range=args.bounds,
         skewness=projection_skewness(acc[2], agg["theta"], g,
-                                     args.y if args.loss == "auc" else None))
+                                     args.y if args.loss == "auc" else None),
+        coupling=coupling(acc[2, 6:], g, agg["variance"]))

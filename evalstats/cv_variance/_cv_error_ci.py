@@ -32,6 +32,7 @@ from ._engine import (
     run_draws,
     ustat_df,
 )
+from ._jackknife import coupling
 from ._results import CVErrorResult, transformed_ok
 
 __all__ = ["cv_error_ci", "ustat_call"]
@@ -169,18 +170,22 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     which are biased low for skewed losses at small n, so it is used only to *lower* the
     calibrated (n − 1)/3 (``diagnostics["data_df_estimated"]`` holds it for every scale).
 
-    The ``"*_skew"`` intervals correct the studentized statistic for the skewness γ̂ of Θ̂
-    (``skewness``), estimated from the same first-order projection terms
-    (:func:`~evalstats.cv_variance._draws.projection_skewness`), to first order in the
-    Cornish–Fisher expansion [5]_ through Hall's monotone cubic [6]_; on the log/logit
-    scale the scale's own curvature is part of the correction, so the skewness that the
-    transformation already removes is not removed twice
-    (:func:`~evalstats.cv_variance._results.skew_limits` has the derivation). They are
-    options, not the default: in ``benchmarks/cv_coverage.py`` none of them raised the
-    worst cell over the three designs (mean design, 400 data sets per cell: log 0.925,
-    log_skew 0.925, t_skew 0.922; classification 0.88 for all), because γ̂ is biased low at
-    these n, the classification misses come from the coupling of Θ̂ and its standard error
-    rather than from skewness, and ``"t_skew"`` becomes very wide once γ̂ ≳ 0.45.
+    The ``"*_skew"`` intervals correct the studentized statistic for the skewness of Θ̂
+    and for its coupling with V̂, to first order in the Cornish–Fisher expansion [5]_
+    through Hall's monotone cubic [6]_; on the log/logit scale the scale's own curvature
+    is part of the correction, so the skewness that the transformation already removes
+    is not removed twice (:func:`~evalstats.cv_variance._results.skew_limits` has the
+    derivation). Two quantities come from the same draws: the first-order projection
+    skewness γ̂₁ (``skewness``; :func:`~evalstats.cv_variance._draws.projection_skewness`)
+    and the coupling ρ̂ = Ĉov(Θ̂, V̂)/V̂^{3/2} (``coupling``), a delete-one jackknife over
+    observations accumulated in the draws and split into two independent halves so that
+    Monte-Carlo noise does not enter the covariance (:mod:`~evalstats.cv_variance._jackknife`).
+    For a studentized mean ρ = γ; a U-statistic's second-order part B₃ enters them
+    differently (κ₃ ≈ A₃ + 3B₃, Cov ≈ A₃ + 2B₃, A₃ the projection's third moment), so the
+    full skewness is γ̂ = (3ρ̂ − γ̂₁)/2 (derived here; on the two-learner design of the
+    benchmark it gives −0.81 where the true skewness is −0.74 and γ̂₁ is +0.12). Without
+    ρ̂ (AUC, g = 0) the correction assumes ρ = γ̂₁. They are options, not the default
+    (the default was chosen by the worst cell of the benchmark; see ``benchmarks/README.md``).
     Coverage measured by ``benchmarks/cv_coverage.py`` is in ``benchmarks/README.md``.
 
     References
@@ -259,4 +264,5 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],
         n_fits=args.fits_per_draw * agg["n_draws"], variance_fallback=fallback,
-        hoeffding_bound=hb, hoeffding_draws=hn, loss_range=args.bounds, skewness=skew)
+        hoeffding_bound=hb, hoeffding_draws=hn, loss_range=args.bounds, skewness=skew,
+        coupling=coupling(acc[6:], g, agg["variance"]))

@@ -30,13 +30,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BUILTIN_LOSSES", "DrawTask", "aggregate", "fit_predict", "case_losses",
+from ._jackknife import JK_ROWS, jk_fit, jk_pair
+
+__all__ = ["ACC_ROWS", "BUILTIN_LOSSES", "DrawTask", "aggregate", "fit_predict", "case_losses",
            "single_threaded", "leading_variance", "projection_terms", "projection_df",
            "projection_skewness"]
 
 #: declared ranges of the built-in losses (``auc`` is a score, higher is better)
 BUILTIN_LOSSES = {"zero_one": (0.0, 1.0), "squared": (0.0, np.inf), "log": (0.0, np.inf),
                   "auc": (0.0, 1.0)}
+#: rows of the per-observation accumulators: six role sums (:func:`_accumulate`), then
+#: the delete-one sums of :mod:`._jackknife` for two halves of the draws
+ACC_ROWS = 6 + JK_ROWS
 CLASSIFICATION_LOSSES = _CLASSIFICATION = ("zero_one", "log", "auc")
 _LOG_EPS = 1e-15
 
@@ -173,7 +178,11 @@ class DrawTask:
         self.X, self.y, self.g, self.loss, self.n_draws = X, y, g, loss, n_draws
         self.design = design
 
-    def _one_partition(self, perm, acc=None):
+    def _jk(self, acc, k):
+        """Jackknife rows of stream k (None for the AUC and for g = 0)."""
+        return None if acc is None or self.loss == "auc" or not self.g else acc[k, 6:]
+
+    def _one_partition(self, perm, acc=None, half=0):
         """One random partition into r = ⌊n/g⌋ learning sets: r fits per learner and all
         r(r − 1)/2 disjoint pairs (every block and every pair of blocks is marginally a
         uniform draw, so the sums stay unbiased; quadratic yield of pairs per fit)."""
@@ -196,22 +205,29 @@ class DrawTask:
         for k, vs in enumerate(vals):
             t_sum = q_sum = x_sum = 0.0
             t_cnt = x_cnt = 0
+            jk = self._jk(acc, k)
             for a in range(r):
                 t_sum += vs[a].sum()
                 q_sum += (vs[a] * vs[a]).sum()
                 t_cnt += vs[a].size
                 if acc is not None:
                     _accumulate(acc[k], vs[a], outs[a], ys[a], blocks[a])
+                if jk is not None:
+                    jk_fit(jk, half, vs[a], outs[a], blocks[a])
                 for b in range(a + 1, r):
                     ra = member[outs[a]] != b
                     rb = member[outs[b]] != a
-                    xs, cnt = _xi(_stats(vs[a], ra, ys[a])[3], _stats(vs[b], rb, ys[b])[3])
+                    va, vb = _stats(vs[a], ra, ys[a])[3], _stats(vs[b], rb, ys[b])[3]
+                    xs, cnt = _xi(va, vb)
                     x_sum += 2 * xs  # ordered pairs (a, b) and (b, a)
                     x_cnt += 2 * cnt
+                    if jk is not None:
+                        jk_pair(jk, half, va, vb, outs[a][ra],
+                                np.concatenate([blocks[a], blocks[b]]), weight=2.0)
             row += [t_sum, q_sum, x_sum]
         return [t_cnt, x_cnt] + row
 
-    def _one(self, perm, acc=None):
+    def _one(self, perm, acc=None, half=0):
         n, g = len(self.y), self.g
         L1, L2 = perm[:g], perm[g:2 * g]
         in1 = np.zeros(n, bool)
@@ -239,14 +255,20 @@ class DrawTask:
             if acc is not None:
                 _accumulate(acc[k], v1, out1, y1, L1)
                 _accumulate(acc[k], v2, out2, y2, L2)
+            jk = self._jk(acc, k)
+            if jk is not None:
+                jk_fit(jk, half, v1, out1, L1)
+                jk_fit(jk, half, v2, out2, L2)
+                jk_pair(jk, half, s1[3], s2[3], out1[rest1], perm[:2 * g])
         return [t_cnt, x_cnt] + row
 
     def __call__(self, i: int, rng: np.random.Generator):
         n = len(self.y)
-        acc = np.zeros((3 if len(self.estimators) == 2 else 1, 6, n))
+        acc = np.zeros((3 if len(self.estimators) == 2 else 1, ACC_ROWS, n))
         with single_threaded():
             one = self._one_partition if self.design == "partition" and self.g else self._one
-            rows = np.array([one(rng.permutation(n), acc) for _ in range(self.n_draws)], float)
+            rows = np.array([one(rng.permutation(n), acc, j % 2) for j in range(self.n_draws)],
+                            float)
         return rows, acc
 
 

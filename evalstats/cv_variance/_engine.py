@@ -22,7 +22,7 @@ from .._progress import progress_bar
 from .._validation import check_rng
 from .._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes
 from ._checks import check_loss_values
-from ._draws import DrawTask, aggregate, leading_variance
+from ._draws import ACC_ROWS, DrawTask, aggregate, leading_variance
 
 __all__ = ["run_draws", "finish_variance", "ustat_df", "data_df", "interval_data_df",
            "hoeffding", "make_seed", "DF_RULE"]
@@ -52,7 +52,7 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
     n, g = len(args.y), args.g
     n_streams = 3 if len(estimators) == 2 else 1
     rows = np.empty((0, 2 + 3 * n_streams))
-    acc = np.zeros((n_streams, 6, n))
+    acc = np.zeros((n_streams, ACC_ROWS, n))
     target = 1 if g == 0 else args.n_draws
     start = time.monotonic()
     timed_out = False

@@ -90,7 +90,8 @@ def skew_shift(q: float, skewness: float, c: float = 0.0) -> float:
     return float((skewness * (2 * q * q + 1) + 3 * c * q * q) / 6.0)
 
 
-def skew_limits(q: float, skewness: float, c: float = 0.0) -> tuple[float, float]:
+def skew_limits(q: float, skewness: float, c: float = 0.0,
+                coupling: float | None = None) -> tuple[float, float]:
     r"""Multipliers (k_lo, k_hi) of the skewness-corrected interval
     [f(Θ̂) − k_lo·se_f, f(Θ̂) + k_hi·se_f] on the interval's scale f.
 
@@ -115,11 +116,20 @@ def skew_limits(q: float, skewness: float, c: float = 0.0) -> tuple[float, float
     c ≈ −σ/θ keeps A small. For |γ| > 1 the interval would even become *narrower* than
     the uncorrected one, outside any range where the expansion holds, so γ is clipped to
     [−1, 1].
+
+    ``coupling`` ρ = Cov(Θ̂, V̂)/σ³ replaces the studentized-mean assumption ρ = γ:
+    then E T ≈ −(ρ + c)/2 and κ₃(T) ≈ γ − 3ρ − 3c (same expansion), so
+    A = (3ρ + 3c − γ)/6 and B = γ/6 (ρ = γ gives the formula above). ρ is clipped to
+    [−1, 1] like γ.
     """
     if not np.isfinite(skewness):
         return float(q), float(q)
     skewness = float(np.clip(skewness, -1.0, 1.0))
-    A, B = (2 * skewness + 3 * c) / 6.0, skewness / 6.0
+    if coupling is None or not np.isfinite(coupling):
+        A = (2 * skewness + 3 * c) / 6.0
+    else:
+        A = (3 * float(np.clip(coupling, -1.0, 1.0)) + 3 * c - skewness) / 6.0
+    B = skewness / 6.0
 
     def inv(y):
         if abs(A) < 1e-12:
@@ -181,6 +191,11 @@ class CVErrorResult(EvalResult):
         Skewness γ̂ of Θ̂ estimated from the first-order projection terms of the draws
         (:func:`~evalstats.cv_variance._draws.projection_skewness`); used by the
         ``"*_skew"`` intervals (NaN for baselines: they are uncorrected).
+    coupling : float
+        ρ̂ = Ĉov_J(Θ̂, V̂)/V̂^{3/2}, the delete-one jackknife coupling of the estimate and
+        its variance estimate (:func:`~evalstats.cv_variance._jackknife.coupling`); with
+        it the ``"*_skew"`` intervals use the full skewness (3ρ̂ − γ̂₁)/2. NaN for the AUC,
+        g = 0, V̂ ≤ 0 and baselines.
     """
 
     train_size: int = 0
@@ -197,6 +212,7 @@ class CVErrorResult(EvalResult):
     split_scores: np.ndarray | None = None
     loss_range: tuple = (-np.inf, np.inf)
     skewness: float = float("nan")
+    coupling: float = float("nan")
 
     INTERVAL_METHODS: ClassVar[tuple[str, ...]] = INTERVAL_METHODS
 
@@ -218,8 +234,12 @@ class CVErrorResult(EvalResult):
                                                             self.loss_range):
             scale = "t"  # undefined (boundary, or logit of an unbounded loss): t interval
         q = critical_value(level, None if scale == "normal" else self.df)
-        k_lo, k_hi = skew_limits(q, self.skewness, curvature(
-            scale, self.estimate, self.std_error, self.loss_range)) if skew else (q, q)
+        if skew:
+            gamma, rho = self._skew_terms()
+            k_lo, k_hi = skew_limits(q, gamma, curvature(
+                scale, self.estimate, self.std_error, self.loss_range), coupling=rho)
+        else:
+            k_lo, k_hi = q, q
         if scale in ("log", "logit"):
             lo, hi = _transformed(scale, self.estimate, self.std_error, k_lo, k_hi,
                                   self.loss_range)
@@ -228,6 +248,16 @@ class CVErrorResult(EvalResult):
             hi = self.estimate + k_hi * self.std_error
         return _clip(lo, hi, self.loss_range)
 
+    def _skew_terms(self) -> tuple[float, float | None]:
+        r"""(γ, ρ) for :func:`skew_limits`. With the jackknife coupling ρ̂ available,
+        γ = (3ρ̂ − γ̂₁)/2: for Θ̂ − θ ≈ Σ a_k + Σ_{k<l} b_kl (Hoeffding), κ₃(Θ̂) ≈ A₃ + 3B₃
+        and Cov(Θ̂, V̂) ≈ A₃ + 2B₃ with A₃ = Σ E a_k³ (what the projection skewness γ̂₁
+        estimates) and B₃ = Σ_{k≠l} E a_k a_l b_kl, so the second-order part that γ̂₁
+        misses is read off ρ̂. Without ρ̂: (γ̂₁, None), the studentized-mean rule."""
+        if not np.isfinite(self.coupling):
+            return self.skewness, None
+        return (3 * self.coupling - self.skewness) / 2, self.coupling
+
     def _glance_extra(self) -> dict[str, Any]:
         return dict(train_size=self.train_size, loss=self.loss,
                     interval_method=self.interval_method,
@@ -235,7 +265,8 @@ class CVErrorResult(EvalResult):
                     variance_mc_se=self.variance_mc_se, mc_se=self.mc_se,
                     leading_variance=self.leading_variance, df=self.df,
                     n_draws=self.n_draws, n_fits=self.n_fits,
-                    variance_fallback=self.variance_fallback, skewness=self.skewness)
+                    variance_fallback=self.variance_fallback, skewness=self.skewness,
+                    coupling=self.coupling)
 
     def _title(self) -> str:
         return f"Expected {'AUC' if self.loss == 'auc' else 'loss'} of a learner (θ(g))"
@@ -302,7 +333,9 @@ class CompareLearnersResult(CVErrorResult):
     names : tuple of str
         Names of the two learners.
     interval_method : {"t", "normal"}
-        A difference can be negative: no log/logit interval.
+        A difference can be negative: no log/logit interval. ``conf_int(method="t_skew")``
+        gives the skewness- and coupling-corrected interval (see :class:`CVErrorResult`'s
+        ``coupling``); the p-value stays the t test's.
     """
 
     estimate_a: float = float("nan")
@@ -314,7 +347,7 @@ class CompareLearnersResult(CVErrorResult):
     p_value: float = float("nan")
     names: tuple = ("A", "B")
 
-    INTERVAL_METHODS: ClassVar[tuple[str, ...]] = ("t", "normal")
+    INTERVAL_METHODS: ClassVar[tuple[str, ...]] = ("t", "normal", "t_skew")
 
     def _tidy_rows(self, level: float, method: str) -> list[dict[str, Any]]:
         rows = super()._tidy_rows(level, method)
@@ -328,8 +361,14 @@ class CompareLearnersResult(CVErrorResult):
         return rows
 
     def _interval(self, level: float, method: str) -> ConfidenceInterval:
-        lo, hi = wald_interval(self.estimate, self.std_error, level,
-                               None if method == "normal" else self.df)
+        if method == "t_skew" and self.std_error is not None and np.isfinite(self.std_error):
+            gamma, rho = self._skew_terms()
+            k_lo, k_hi = skew_limits(critical_value(level, self.df), gamma, coupling=rho)
+            lo = self.estimate - k_lo * self.std_error
+            hi = self.estimate + k_hi * self.std_error
+        else:
+            lo, hi = wald_interval(self.estimate, self.std_error, level,
+                                   None if method == "normal" else self.df)
         return _clip(lo, hi, diff_range(self.loss_range))
 
     def _glance_extra(self) -> dict[str, Any]:
