@@ -124,3 +124,23 @@ class DummyShrunk(MeanReg):
     def fit(self, X, y):
         self.m_ = 0.5 * float(np.mean(y))
         return self
+
+
+@pytest.mark.parametrize("seed, floored", [(5, True), (0, False)])
+def test_variance_below_its_leading_term_is_raised_to_it(seed, floored):
+    """Var(U) ≥ m²ζ₁/n (Hoeffding 1948): a V̂ below the leading term V̂₁ from the same draws
+    is replaced by V̂₁ in the standard error (with a note); V̂ itself is still reported."""
+    from test_cv_variance import Centroid
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = cv_error_ci(Centroid(), X, y, train_size=5, n_draws=300, mc_tol=None, rng=seed,
+                          progress=False)
+    assert (res.leading_variance > res.variance_estimate > 0) is floored
+    used = max(res.variance_estimate, res.leading_variance) if floored else res.variance_estimate
+    assert res.std_error ** 2 == pytest.approx(used + res.mc_se ** 2, rel=1e-12)
+    assert any("leading (first-order) term" in n for n in res.notes) is floored
+    assert res.variance_fallback == ""

@@ -159,7 +159,9 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
 
     Notes
     -----
-    The standard error is √(V̂ + se_MC(Θ̂)²). Θ̂ and V̂ are strongly correlated for
+    The standard error is √(max(V̂, V̂₁) + se_MC(Θ̂)²), V̂₁ the first-order (Hájek) term
+    estimated from the same draws: Var(Θ̂) is at least its first-order term (Hoeffding
+    1948), so a V̂ below V̂₁ is raised to it (noted in the result). Θ̂ and V̂ are strongly correlated for
     skewed losses (corr(Θ̂, √V̂) ≈ 0.75 for the squared loss of a mean predictor), so a
     symmetric interval misses mostly below θ; the log (logit) interval removes most of
     that. V̂ itself is noisy at small n (its data df is far below n − 1 once g > 0).

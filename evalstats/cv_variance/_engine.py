@@ -3,7 +3,7 @@ r"""The U-statistic engine: draws with a stopping rule, variance, fallback and d
 * :func:`run_draws` adds draws until se_MC(V̂) ≤ mc_tol·V̂ (doubling), ``max_draws`` or
   ``max_seconds``; one progress bar over the real number of draws.
 * :func:`finish_variance` returns the variance of Θ̂ used for the interval:
-  V̂ + se_MC(Θ̂)² when V̂ > 0; else the leading (Hájek) term V₁ from the same draws; else
+  max(V̂, V₁) + se_MC(Θ̂)² when V̂ > 0; else the leading (Hájek) term V₁ from the same draws; else
   the conservative bound.
 * :func:`ustat_df` gives the Satterthwaite degrees of freedom of the variance estimate
   (data part :func:`data_df`).
@@ -30,6 +30,8 @@ __all__ = ["run_draws", "finish_variance", "ustat_df", "data_df", "interval_data
 #: how the data df of the interval is chosen (see :func:`interval_data_df`); picked by the
 #: worst cell of ``benchmarks/cv_coverage.py``
 DF_RULE = "min"
+#: raise V̂ to its estimated leading term V̂₁ when it is below it (see :func:`finish_variance`)
+LEADING_TERM_FLOOR = True
 
 _DRAWS_PER_TASK = 25
 _HOEFFDING_ETA = 0.05
@@ -107,15 +109,26 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
 def finish_variance(agg, acc_stream, args, notes) -> tuple[float, float, str]:
     """(variance used for the interval, leading term V₁, fallback label).
 
-    V̂ + se_MC(Θ̂)² when V̂ > 0 (the Monte-Carlo estimate Θ̂_N varies around θ by
-    Var(Θ̂) + var_MC). Otherwise the leading term V₁ (:func:`leading_variance`), and if
-    that is not positive either the conservative bound m/n·Var(kernel) (Hoeffding 1948;
-    for the AUC Var(kernel)·(g/n + 1/n₊ + 1/n₋), the two-sample analogue).
+    max(V̂, V̂₁) + se_MC(Θ̂)² when V̂ > 0 (the Monte-Carlo estimate Θ̂_N varies around θ
+    by Var(Θ̂) + var_MC). The floor: the variance of a U-statistic is at least its
+    first-order (Hájek) term, Var(U) ≥ m²ζ₁/n (Hoeffding 1948), and V̂ is unbiased but
+    noisy, so a V̂ below the leading term V̂₁ estimated from the same draws is raised to
+    it (a note says so; ``LEADING_TERM_FLOOR``). Measured in ``benchmarks/cv_coverage.py``:
+    it binds mostly for the 0-1 loss at small g, where it lifted the worst
+    classification cell from 0.934 to 0.948 (500 data sets) for 2–12 % more width, and
+    leaves the mean and regression designs unchanged. When V̂ ≤ 0: the leading term V₁
+    (:func:`leading_variance`), and if that is not positive either the conservative
+    bound m/n·Var(kernel) (Hoeffding 1948; for the AUC Var(kernel)·(g/n + 1/n₊ + 1/n₋),
+    the two-sample analogue).
     """
     n, g = len(args.y), args.g
     y01 = args.y if args.loss == "auc" else None
     v1 = leading_variance(acc_stream, agg["theta"], g, y01) if g > 0 else agg["variance"]
     v, mc = agg["variance"], agg["mc_se"] ** 2
+    if v > 0 and LEADING_TERM_FLOOR and np.isfinite(v1) and v1 > v:
+        notes.add(f"V̂ = {v:.3g} is below its leading (first-order) term V₁ = {v1:.3g}, a "
+                  "lower bound of Var(Θ̂) (Hoeffding 1948); the standard error uses V₁.")
+        return float(v1 + mc), float(v1), ""
     if v > 0:
         return float(v + mc), float(v1), ""
     if np.isfinite(v1) and v1 > 0:

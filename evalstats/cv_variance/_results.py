@@ -166,8 +166,8 @@ class CVErrorResult(EvalResult):
         Default interval of ``conf_int()`` (see the module docstring); baselines use
         ``"t"`` with their own df.
     std_error : float
-        √(V̂ + se_MC(Θ̂)²): the variance of the Monte-Carlo estimate includes the noise
-        of the draws.
+        √(max(V̂, V̂₁) + se_MC(Θ̂)²): V̂ raised to its leading term when below it (a
+        note says so), plus the Monte-Carlo noise of the draws.
     variance_estimate : float
         V̂ as computed (may be negative: see ``variance_fallback``).
     variance_mc_se, mc_se : float
