@@ -165,9 +165,9 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     strongly correlated for skewed losses (corr(Θ̂, √V̂) ≈ 0.75 for the squared
     loss of a mean predictor), so a symmetric interval misses mostly below θ; the log
     (logit) interval removes most of that. V̂ itself is noisy at small n (its data
-    df is far below n − 1 once g > 0). The df is estimated from the same draws by the delta method on the first-order
-    (Hoeffding) projections of Θ̂ (:func:`~evalstats.cv_variance._draws.projection_df`:
-    2/Var(δ log R), R the squared standard error on the interval's scale; Satterthwaite
+    df is far below n − 1 once g > 0). The df is estimated from the same draws by the
+    delta method on the first-order (Hoeffding) projections of Θ̂
+    (:func:`~evalstats.cv_variance._draws.projection_df`: 2/Var(δ log R), R the squared standard error on the interval's scale; Satterthwaite
     1946). That estimate rests on fourth moments of the per-observation projections,
     which are biased low for skewed losses at small n, so it is used only to *lower* the
     calibrated (n − 1)/3 (``diagnostics["data_df_estimated"]`` holds it for every scale).
