@@ -162,15 +162,16 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     The standard error is √(max(V̂, V̂₁) + se_MC(Θ̂)²), V̂₁ the first-order (Hájek) term
     estimated from the same draws: Var(Θ̂) is at least its first-order term (Hoeffding
     1948), so a V̂ below V̂₁ is raised to it (noted in the result). Θ̂ and V̂ are
-    strongly correlated for skewed losses (corr(Θ̂, √V̂) ≈ 0.75 for the squared
-    loss of a mean predictor), so a symmetric interval misses mostly below θ; the log
-    (logit) interval removes most of that. V̂ itself is noisy at small n (its data
-    df is far below n − 1 once g > 0). The df is estimated from the same draws by the
-    delta method on the first-order (Hoeffding) projections of Θ̂
-    (:func:`~evalstats.cv_variance._draws.projection_df`: 2/Var(δ log R), R the squared standard error on the interval's scale; Satterthwaite
-    1946). That estimate rests on fourth moments of the per-observation projections,
-    which are biased low for skewed losses at small n, so it is used only to *lower* the
-    calibrated (n − 1)/3 (``diagnostics["data_df_estimated"]`` holds it for every scale).
+    strongly correlated for skewed losses (corr(Θ̂, √V̂) ≈ 0.75 for the squared loss of
+    a mean predictor), so a symmetric interval misses mostly below θ; the log (logit)
+    interval removes most of that. V̂ itself is noisy at small n (its data df is far
+    below n − 1 once g > 0). The df is estimated from the same draws by the delta method
+    on the first-order (Hoeffding) projections of Θ̂
+    (:func:`~evalstats.cv_variance._draws.projection_df`: 2/Var(δ log R), R the squared
+    standard error on the interval's scale; Satterthwaite 1946). That estimate rests on
+    fourth moments of the per-observation projections, which are biased low for skewed
+    losses at small n, so it is used only to *lower* the calibrated (n − 1)/3
+    (``diagnostics["data_df_estimated"]`` holds it for every scale).
 
     The ``"*_skew"`` intervals correct the studentized statistic for the skewness of Θ̂
     and for its coupling with V̂, to first order in the Cornish–Fisher expansion [5]_
