@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import stats
 from test_cv_variance import MeanReg
 
 from evalstats.cv_variance import compare_learners, cv_error_ci
@@ -112,9 +113,8 @@ def test_compare_learners_reports_coupling_and_a_skew_interval():
     lo, hi = res.conf_int(method="t_skew")
     assert lo < res.estimate < hi
     gamma, rho = res._skew_terms()
-    k_lo, k_hi = skew_limits(float(res.df and __import__("scipy").stats.t.ppf(0.975, res.df)),
-                             gamma, coupling=rho)
-    assert lo == pytest.approx(max(res.estimate - k_lo * res.std_error, -np.inf))
+    k_lo, k_hi = skew_limits(float(stats.t.ppf(0.975, res.df)), gamma, coupling=rho)
+    assert lo == pytest.approx(res.estimate - k_lo * res.std_error)
     assert hi == pytest.approx(res.estimate + k_hi * res.std_error)
 
 
@@ -144,3 +144,27 @@ def test_variance_below_its_leading_term_is_raised_to_it(seed, floored):
     assert res.std_error ** 2 == pytest.approx(used + res.mc_se ** 2, rel=1e-12)
     assert any("leading (first-order) term" in n for n in res.notes) is floored
     assert res.variance_fallback == ""
+
+
+@pytest.mark.parametrize("gamma, rho", [(-0.8, -0.5), (0.3, 0.3), (0.1, -0.4)])
+def test_skew_statistic_inverts_the_skew_limits(gamma, rho):
+    """0 lies on the boundary of the skew interval at the level where |h(T)| = q."""
+    from evalstats.cv_variance._results import skew_statistic
+
+    for q in (1.5, 1.96, 2.4):
+        k_lo, k_hi = skew_limits(q, gamma, coupling=rho)
+        assert skew_statistic(k_lo, gamma, coupling=rho) == pytest.approx(q, abs=1e-9)
+        assert skew_statistic(-k_hi, gamma, coupling=rho) == pytest.approx(-q, abs=1e-9)
+
+
+def test_compare_p_value_t_skew_matches_inverting_the_skew_interval():
+    rng = np.random.default_rng(9)
+    y = rng.normal(size=40) + 0.4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = compare_learners(MeanReg(), DummyShrunk(), np.zeros((40, 1)), y, train_size=8,
+                               loss="squared", n_draws=200, mc_tol=None, rng=4)
+    p = res.diagnostics["p_value_t_skew"]
+    assert 0 < p < 1
+    lo, hi = res.conf_int(1 - p, method="t_skew")  # 0 on the boundary at level 1 − p
+    assert min(abs(lo), abs(hi)) == pytest.approx(0.0, abs=1e-9 * (1 + abs(res.estimate)))

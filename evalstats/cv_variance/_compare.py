@@ -25,7 +25,7 @@ from ._engine import (
     ustat_df,
 )
 from ._jackknife import coupling
-from ._results import CompareLearnersResult
+from ._results import CompareLearnersResult, skew_statistic, skew_terms
 
 __all__ = ["compare_learners"]
 
@@ -113,6 +113,11 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                   interval_data_df(n, g, est_df))
     stat = agg["theta"] / se if se > 0 else float("nan")
     p = float(2 * stats.t.sf(abs(stat), df)) if np.isfinite(stat) else float("nan")
+    skew1 = projection_skewness(acc[2], agg["theta"], g, args.y if args.loss == "auc" else None)
+    rho = coupling(acc[2, 6:], g, agg["variance"])
+    gamma, rho_used = skew_terms(skew1, rho)
+    h = skew_statistic(stat, gamma, coupling=rho_used)
+    p_skew = float(2 * stats.t.sf(abs(h), df)) if np.isfinite(h) else float("nan")
     if not np.isfinite(stat):
         notes.warn(SmallSampleWarning, "the two learners' losses are identical on every "
                    "draw: the difference has zero variance and no test is possible.")
@@ -130,7 +135,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         n=n, df=df, call=call,
         diagnostics=dict(xi=agg["xi"], variance_a=agg_a["variance"],
                          variance_b=agg_b["variance"], data_df_estimated=est_df,
-                         data_df_calibrated=data_df(n, g)),
+                         data_df_calibrated=data_df(n, g), p_value_t_skew=p_skew),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method="t",
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],
@@ -140,6 +145,4 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         std_error_a=_se(agg_a), std_error_b=_se(agg_b),
         covariance=float((agg_a["variance"] + agg_b["variance"] - agg["variance"]) / 2),
         statistic=stat, p_value=p, names=names, loss_range=args.bounds,
-        skewness=projection_skewness(acc[2], agg["theta"], g,
-                                     args.y if args.loss == "auc" else None),
-        coupling=coupling(acc[2, 6:], g, agg["variance"]))
+        skewness=skew1, coupling=rho)

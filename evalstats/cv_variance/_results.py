@@ -28,7 +28,7 @@ import numpy as np
 from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value, wald_interval
 
 __all__ = ["CVErrorResult", "CompareLearnersResult", "INTERVAL_METHODS", "transformed_ok",
-           "skew_shift", "skew_limits"]
+           "skew_shift", "skew_limits", "skew_statistic", "skew_terms"]
 
 #: interval methods of a single learner's result (first: the class default)
 INTERVAL_METHODS = ("t", "log", "logit", "normal", "t_skew", "log_skew", "logit_skew")
@@ -90,6 +90,43 @@ def skew_shift(q: float, skewness: float, c: float = 0.0) -> float:
     return float((skewness * (2 * q * q + 1) + 3 * c * q * q) / 6.0)
 
 
+def _hall_coefficients(skewness: float, c: float, coupling: float | None):
+    """(A, B) of Hall's cubic h(x) = x + A x² + A² x³/3 + B (see :func:`skew_limits`)."""
+    skewness = float(np.clip(skewness, -1.0, 1.0))
+    if coupling is None or not np.isfinite(coupling):
+        A = (2 * skewness + 3 * c) / 6.0
+    else:
+        A = (3 * float(np.clip(coupling, -1.0, 1.0)) + 3 * c - skewness) / 6.0
+    return A, skewness / 6.0
+
+
+def skew_terms(skewness: float, coupling: float) -> tuple[float, float | None]:
+    r"""(γ, ρ) for :func:`skew_limits` from the projection skewness γ̂₁ and the coupling ρ̂.
+
+    With ρ̂ available, γ = (3ρ̂ − γ̂₁)/2: for Θ̂ − θ ≈ Σ a_k + Σ_{k<l} b_kl (Hoeffding),
+    κ₃(Θ̂) ≈ A₃ + 3B₃ and Cov(Θ̂, V̂) ≈ A₃ + 2B₃ with A₃ = Σ E a_k³ (what γ̂₁ estimates)
+    and B₃ = Σ_{k≠l} E a_k a_l b_kl, so the second-order part that γ̂₁ misses is read off
+    ρ̂. Without ρ̂: (γ̂₁, None), the studentized-mean rule ρ = γ.
+    """
+    if not np.isfinite(coupling):
+        return skewness, None
+    return (3 * coupling - skewness) / 2, coupling
+
+
+def skew_statistic(t: float, skewness: float, c: float = 0.0,
+                   coupling: float | None = None) -> float:
+    """h(T): the studentized statistic through Hall's cubic of :func:`skew_limits`.
+
+    The skew interval at level 1 − α excludes a value iff |h(T)| exceeds the t quantile
+    q (its limits are h⁻¹(±q)), so 2·P(t_ν > |h(T)|) is the p-value of that test.
+    A non-finite γ returns T.
+    """
+    if not np.isfinite(skewness):
+        return float(t)
+    A, B = _hall_coefficients(skewness, c, coupling)
+    return float(t + A * t * t + A * A * t ** 3 / 3 + B)
+
+
 def skew_limits(q: float, skewness: float, c: float = 0.0,
                 coupling: float | None = None) -> tuple[float, float]:
     r"""Multipliers (k_lo, k_hi) of the skewness-corrected interval
@@ -124,12 +161,7 @@ def skew_limits(q: float, skewness: float, c: float = 0.0,
     """
     if not np.isfinite(skewness):
         return float(q), float(q)
-    skewness = float(np.clip(skewness, -1.0, 1.0))
-    if coupling is None or not np.isfinite(coupling):
-        A = (2 * skewness + 3 * c) / 6.0
-    else:
-        A = (3 * float(np.clip(coupling, -1.0, 1.0)) + 3 * c - skewness) / 6.0
-    B = skewness / 6.0
+    A, B = _hall_coefficients(skewness, c, coupling)
 
     def inv(y):
         if abs(A) < 1e-12:
@@ -249,14 +281,8 @@ class CVErrorResult(EvalResult):
         return _clip(lo, hi, self.loss_range)
 
     def _skew_terms(self) -> tuple[float, float | None]:
-        r"""(γ, ρ) for :func:`skew_limits`. With the jackknife coupling ρ̂ available,
-        γ = (3ρ̂ − γ̂₁)/2: for Θ̂ − θ ≈ Σ a_k + Σ_{k<l} b_kl (Hoeffding), κ₃(Θ̂) ≈ A₃ + 3B₃
-        and Cov(Θ̂, V̂) ≈ A₃ + 2B₃ with A₃ = Σ E a_k³ (what the projection skewness γ̂₁
-        estimates) and B₃ = Σ_{k≠l} E a_k a_l b_kl, so the second-order part that γ̂₁
-        misses is read off ρ̂. Without ρ̂: (γ̂₁, None), the studentized-mean rule."""
-        if not np.isfinite(self.coupling):
-            return self.skewness, None
-        return (3 * self.coupling - self.skewness) / 2, self.coupling
+        """(γ, ρ) for :func:`skew_limits` (:func:`skew_terms`)."""
+        return skew_terms(self.skewness, self.coupling)
 
     def _glance_extra(self) -> dict[str, Any]:
         return dict(train_size=self.train_size, loss=self.loss,
