@@ -103,19 +103,30 @@ def test_skew_limits_with_coupling_equal_to_skewness_is_the_studentized_mean_rul
 
 
 def test_compare_learners_reports_coupling_and_a_skew_interval():
-    rng = np.random.default_rng(5)
+    from evalstats.cv_variance._results import skew_valid
+
+    rng = np.random.default_rng(6)
     y = rng.normal(size=40) + 0.5
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = compare_learners(MeanReg(), DummyShrunk(), np.zeros((40, 1)), y, train_size=8,
-                               loss="squared", n_draws=200, mc_tol=None, rng=2)
-    assert np.isfinite(res.coupling)
-    lo, hi = res.conf_int(method="t_skew")
-    assert lo < res.estimate < hi
-    gamma, rho = res._skew_terms()
-    k_lo, k_hi = skew_limits(float(stats.t.ppf(0.975, res.df)), gamma, coupling=rho)
-    assert lo == pytest.approx(res.estimate - k_lo * res.std_error)
-    assert hi == pytest.approx(res.estimate + k_hi * res.std_error)
+    seen = set()
+    for seed in range(4):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = compare_learners(MeanReg(), DummyShrunk(), np.zeros((40, 1)), y,
+                                   train_size=8, loss="squared", n_draws=200, mc_tol=None,
+                                   rng=seed)
+        assert np.isfinite(res.coupling) and res.interval_method == "t_skew"
+        lo, hi = res.conf_int()
+        q = float(stats.t.ppf(0.975, res.df))
+        gamma, rho = res._skew_terms()
+        valid = skew_valid(q, gamma, coupling=rho)
+        seen.add(valid)
+        k_lo, k_hi = skew_limits(q, gamma, coupling=rho) if valid else (q, q)
+        assert lo == pytest.approx(res.estimate - k_lo * res.std_error)
+        assert hi == pytest.approx(res.estimate + k_hi * res.std_error)
+        p_used = res.diagnostics["p_value_t_skew" if valid else "p_value_t"]
+        assert res.p_value == pytest.approx(p_used)
+        assert any("one-term skewness correction" in n for n in res.notes) is (not valid)
+    assert seen == {True, False}  # both branches are exercised
 
 
 class DummyShrunk(MeanReg):

@@ -242,11 +242,14 @@ def cv_error_ci_iv(estimator, X, y, train_size, loss, loss_range, method, confid
 
 def compare_learners_iv(est_a, est_b, X, y, train_size, loss, loss_range, method,
                         confidence_level, n_draws, mc_tol, max_draws, max_seconds, n_jobs,
-                        n_splits, names, design) -> tuple[CVArgs, tuple[str, str]]:
+                        n_splits, names, design,
+                        interval="t_skew") -> tuple[CVArgs, tuple[str, str]]:
     """Validate and normalise the arguments of :func:`compare_learners`."""
+    interval = check_option(interval, "interval", ("t_skew", "t", "normal"))
     args = _common_iv({"est_a": est_a, "est_b": est_b}, X, y, train_size, loss, loss_range,
                       method, confidence_level, n_draws, mc_tol, max_draws, max_seconds,
                       n_jobs, n_splits, "t", "compare_learners", design)
+    args = args._replace(interval=interval)
     if names is None:
         names = (type(est_a).__name__, type(est_b).__name__)
         if names[0] == names[1]:

@@ -28,7 +28,7 @@ import numpy as np
 from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value, wald_interval
 
 __all__ = ["CVErrorResult", "CompareLearnersResult", "INTERVAL_METHODS", "transformed_ok",
-           "skew_shift", "skew_limits", "skew_statistic", "skew_terms"]
+           "skew_shift", "skew_limits", "skew_statistic", "skew_terms", "skew_valid"]
 
 #: interval methods of a single learner's result (first: the class default)
 INTERVAL_METHODS = ("t", "log", "logit", "normal", "t_skew", "log_skew", "logit_skew")
@@ -111,6 +111,18 @@ def skew_terms(skewness: float, coupling: float) -> tuple[float, float | None]:
     if not np.isfinite(coupling):
         return skewness, None
     return (3 * coupling - skewness) / 2, coupling
+
+
+def skew_valid(q: float, skewness: float, c: float = 0.0,
+               coupling: float | None = None) -> bool:
+    """Whether both limits of :func:`skew_limits` at quantile ``q`` stay before the flat
+    point x = −1/A of Hall's cubic (1 + 3A(±q − B) > 0). Past it the one-term expansion
+    no longer describes T and the limit grows without bound (a noisy γ̂ or ρ̂ near ±1
+    would make the interval arbitrarily wide); callers then use the t interval."""
+    if not np.isfinite(skewness):
+        return False
+    A, B = _hall_coefficients(skewness, c, coupling)
+    return bool(1 + 3 * A * (q - B) > 0 and 1 + 3 * A * (-q - B) > 0)
 
 
 def skew_statistic(t: float, skewness: float, c: float = 0.0,
@@ -355,13 +367,17 @@ class CompareLearnersResult(CVErrorResult):
     covariance : float
         Ĉov(Θ̂_A, Θ̂_B) = (V̂_A + V̂_B − V̂_{A−B}) / 2.
     statistic, p_value : float
-        Test of H0: θ_A = θ_B (t with ``df``), two-sided.
+        The studentized difference T = (Θ̂_A − Θ̂_B)/se and the two-sided p-value of
+        H0: θ_A = θ_B under ``interval_method`` (t with ``df``, corrected by default).
     names : tuple of str
         Names of the two learners.
-    interval_method : {"t", "normal"}
-        A difference can be negative: no log/logit interval. ``conf_int(method="t_skew")``
-        gives the skewness- and coupling-corrected interval (see :class:`CVErrorResult`'s
-        ``coupling``); the p-value stays the t test's.
+    interval_method : {"t_skew", "t", "normal"}
+        The interval and test (``p_value``) of ``compare_learners(interval=...)``. A
+        difference can be negative: no log/logit interval. ``"t_skew"`` (default) is
+        corrected for the skewness of Θ̂_A − Θ̂_B and its coupling with V̂ (see
+        :class:`CVErrorResult`'s ``coupling``): p = 2·P(t_ν > |h(T)|) with h Hall's cubic
+        of :func:`skew_limits`; without ρ̂ (AUC, V̂ ≤ 0) it is the t interval.
+        ``diagnostics`` holds both p-values (``p_value_t``, ``p_value_t_skew``).
     """
 
     estimate_a: float = float("nan")
@@ -387,9 +403,12 @@ class CompareLearnersResult(CVErrorResult):
         return rows
 
     def _interval(self, level: float, method: str) -> ConfidenceInterval:
-        if method == "t_skew" and self.std_error is not None and np.isfinite(self.std_error):
-            gamma, rho = self._skew_terms()
-            k_lo, k_hi = skew_limits(critical_value(level, self.df), gamma, coupling=rho)
+        q = critical_value(level, self.df)
+        gamma, rho = self._skew_terms()
+        if (method == "t_skew" and np.isfinite(self.coupling) and self.std_error is not None
+                and np.isfinite(self.std_error) and skew_valid(q, gamma, coupling=rho)):
+            # without ρ̂, or past the cubic's flat point: the plain t interval
+            k_lo, k_hi = skew_limits(q, gamma, coupling=rho)
             lo = self.estimate - k_lo * self.std_error
             hi = self.estimate + k_hi * self.std_error
         else:
