@@ -302,7 +302,8 @@ def _compare_rep(n, g, mu, rng, baselines=True):
                    fallback=bool(r.variance_fallback), seconds=time.perf_counter() - t0,
                    std_error=r.std_error, data_df_estimated=r.diagnostics["data_df_estimated"],
                    skewness=r.skewness)
-        row["p_ustat_t_skew"] = _interval_p_value(r, "t_skew")
+        row["p_ustat_t"] = r.diagnostics["p_value_t"]  # the uncorrected t test
+        row["skew_used"] = r.p_value != row["p_ustat_t"]
         row["coupling"] = r.coupling
         for rule in DF_RULES:  # the p-value under each rule for the data df
             df = ustat_df(n, r.variance_estimate, r.variance_mc_se,
@@ -312,21 +313,6 @@ def _compare_rep(n, g, mu, rng, baselines=True):
             row[f"p_{m}"] = compare_learners(MeanReg(), MeanReg(0.5), X, y, method=m,
                                              rng=rng, **kw).p_value
     return row
-
-
-def _interval_p_value(res, method, tol=1e-4):
-    """Two-sided p-value of H0: difference 0 by inverting the nested intervals
-    ``res.conf_int(level, method)``: one minus the smallest level whose interval contains
-    0 (bisection; NaN when the interval is not finite)."""
-    lo, hi = 0.0, 1.0 - 1e-9
-    ci = res.conf_int(confidence_level=lo + 1e-9, method=method)
-    if not np.all(np.isfinite(ci)):
-        return float("nan")
-    while hi - lo > tol:
-        mid = (lo + hi) / 2
-        a, b = res.conf_int(confidence_level=mid, method=method)
-        lo, hi = (lo, mid) if a <= 0 <= b else (mid, hi)
-    return float(1 - (lo + hi) / 2)
 
 
 def _mu_at(g, shift):
@@ -355,7 +341,7 @@ def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), p
             out += [dict(n=n, g=g, hypothesis="H0", method=m, reps=reps,
                          rejection_rate=np.mean(null[f"p_{m}"] < 0.05),
                          median_df_estimated=null.data_df_estimated.median())
-                    for m in ("ustat", "ustat_t_skew") + tuple(f"ustat_df_{r}" for r in DF_RULES)]
+                    for m in ("ustat", "ustat_t") + tuple(f"ustat_df_{r}" for r in DF_RULES)]
             for _ in range(steps):  # keep the random streams of the full run
                 rng.spawn(pilot)
             rng.spawn(reps)
@@ -369,7 +355,7 @@ def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), p
         alt = pd.DataFrame([_compare_rep(n, g, mu1, gen) for gen in rng.spawn(reps)])
         for hyp, df, diff in (("H0", null, 0.0), ("3 SE", alt, 0.75 / g - 0.25 * mu1 ** 2)):
             z = abs(diff) / df.estimate.std(ddof=1)  # realised difference in SE units
-            for m in (("ustat", "ustat_t_skew", "corrected_t", "5x2cv")
+            for m in (("ustat", "ustat_t", "corrected_t", "5x2cv")
                       + tuple(f"ustat_df_{r}" for r in DF_RULES)):
                 p = df[f"p_{m}"].to_numpy(float)
                 rej = np.mean(p < 0.05)  # NaN p-value: no rejection
@@ -380,6 +366,8 @@ def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), p
                                 rejection_se=np.sqrt(rej * (1 - rej) / reps),
                                 null_p_quantile_05=crit, size_adjusted_power=adj,
                                 fallback_rate=df.fallback.mean() if m == "ustat" else np.nan,
+                                skew_applied_rate=(df.skew_used.mean() if m == "ustat"
+                                                   else np.nan),
                                 median_df=df.df.median() if m == "ustat" else np.nan,
                                 median_df_estimated=(df.data_df_estimated.median()
                                                      if m == "ustat" else np.nan),
