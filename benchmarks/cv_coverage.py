@@ -27,10 +27,12 @@ corrected t and 5x2cv.
 
 Usage: ``python benchmarks/cv_coverage.py [--design mean|clf|reg|compare|all] [--reps R]
 [--quick]``. Writes ``benchmarks/results/cv_coverage_<design>.csv`` (summary),
-``cv_coverage_<design>_raw.csv`` (per replication) and ``cv_compare.csv``; with
+``cv_coverage_<design>_raw.csv`` (per replication), ``cv_compare.csv`` and
+``cv_compare_raw.csv``; with
 ``--draw-design partition`` the coverage files are ``cv_coverage_<design>_partition*.csv``.
 ``--design mean --combine a_raw.csv b_raw.csv`` pools runs made with different ``--seed``
-(and ``--out``) into one summary (how the 400-replication mean-design table was made).
+(and ``--out``) into one summary (how the 400-replication mean-design table was made);
+``--design compare --combine`` pools compare runs the same way.
 """
 
 from __future__ import annotations
@@ -48,6 +50,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from evalstats.cv_variance import compare_learners, cv_error_ci
 from evalstats.cv_variance._engine import interval_data_df, ustat_df
+from evalstats.cv_variance._results import (
+    SKEW_CUBIC_FLOOR,
+    skew_shrink,
+    skew_statistic,
+    skew_terms,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 USTAT_INTERVALS = ("log", "logit", "t", "normal", "t_skew", "log_skew", "logit_skew")
@@ -304,6 +312,7 @@ def _compare_rep(n, g, mu, rng, baselines=True):
                    skewness=r.skewness)
         row["p_ustat_t"] = r.diagnostics["p_value_t"]  # the uncorrected t test
         row["skew_used"] = r.p_value != row["p_ustat_t"]
+        row["skew_shrink"] = r.diagnostics["skew_shrink"]  # < 1: the cubic was shrunk
         row["coupling"] = r.coupling
         for rule in DF_RULES:  # the p-value under each rule for the data df
             df = ustat_df(n, r.variance_estimate, r.variance_mc_se,
@@ -316,73 +325,134 @@ def _compare_rep(n, g, mu, rng, baselines=True):
 
 
 def _mu_at(g, shift):
-    """μ with θ_A − θ_B = 0.75/g − 0.25μ² = −shift."""
-    return np.sqrt((0.75 / g + shift) / 0.25)
+    """μ ≥ 0 with θ_A − θ_B = 0.75/g − 0.25μ² = −shift (μ = 0 where that is out of reach)."""
+    return np.sqrt(max(0.75 / g + shift, 0.0) / 0.25)
+
+
+COMPARE_METHODS = ("ustat", "ustat_t", "corrected_t", "5x2cv") + tuple(
+    f"ustat_df_{r}" for r in DF_RULES)
 
 
 def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), pilot=40,
-                steps=2, null_only=False):
+                steps=2, null_only=False, above=False):
     """Type-I error at H0 and power at a difference of 3 *true* SEs of the estimator.
 
     The sd of Θ̂_A − Θ̂_B grows with μ, so the alternative solves diff(μ) = 3·sd(μ) by
     ``steps`` fixed-point steps, each with a ``pilot``-replication estimate of sd(μ) (U-stat
     only); the realised difference in SE units is then measured on the ``reps`` final
-    replications and reported. Size-adjusted power (``*_adj``): rejection at p below the
-    empirical 5 % quantile of the method's own null p-values, i.e. every method at the same
-    type-I error 0.05.
+    replications and reported. ``above=True`` puts the alternative on the other side,
+    θ_A − θ_B = +3 sd (μ < μ₀; where 3 sd exceeds the largest attainable 0.75/g, μ = 0).
+    Writes the per-replication rows (``cv_compare_raw.csv``, one
+    row per data set with ``hypothesis``, ``mu``, ``seed``) and their summary.
     """
     rng = np.random.default_rng(seed)
-    out = []
+    raws = []
     for n, g in settings:
         mu0 = np.sqrt(3 / g)
         null = pd.DataFrame([_compare_rep(n, g, mu0, gen) for gen in rng.spawn(reps)])
+        null = null.assign(n=n, g=g, hypothesis="H0", mu=mu0, true_difference=0.0)
+        raws.append(null)
         if null_only:
-            null.to_csv(RESULTS / f"cv_compare_null_raw_n{n}_g{g}.csv", index=False)
-            out += [dict(n=n, g=g, hypothesis="H0", method=m, reps=reps,
-                         rejection_rate=np.mean(null[f"p_{m}"] < 0.05),
-                         median_df_estimated=null.data_df_estimated.median())
-                    for m in ("ustat", "ustat_t") + tuple(f"ustat_df_{r}" for r in DF_RULES)]
             for _ in range(steps):  # keep the random streams of the full run
                 rng.spawn(pilot)
             rng.spawn(reps)
             continue
-        sd = null.estimate.std(ddof=1)
-        mu1 = _mu_at(g, 3 * sd)
+        sign = -1.0 if above else 1.0
+        mu1 = _mu_at(g, sign * 3 * null.estimate.std(ddof=1))
         for _ in range(steps):
             pil = pd.DataFrame([_compare_rep(n, g, mu1, gen, baselines=False)
                                 for gen in rng.spawn(pilot)])
-            mu1 = _mu_at(g, 3 * pil.estimate.std(ddof=1))
+            mu1 = _mu_at(g, sign * 3 * pil.estimate.std(ddof=1))
         alt = pd.DataFrame([_compare_rep(n, g, mu1, gen) for gen in rng.spawn(reps)])
-        for hyp, df, diff in (("H0", null, 0.0), ("3 SE", alt, 0.75 / g - 0.25 * mu1 ** 2)):
-            z = abs(diff) / df.estimate.std(ddof=1)  # realised difference in SE units
-            for m in (("ustat", "ustat_t", "corrected_t", "5x2cv")
-                      + tuple(f"ustat_df_{r}" for r in DF_RULES)):
-                p = df[f"p_{m}"].to_numpy(float)
-                rej = np.mean(p < 0.05)  # NaN p-value: no rejection
-                crit = np.nanquantile(null[f"p_{m}"].to_numpy(float), 0.05)
-                adj = np.mean(p <= crit) if hyp != "H0" else np.nan
-                out.append(dict(n=n, g=g, hypothesis=hyp, true_difference=diff,
-                                difference_in_se=z, method=m, reps=reps, rejection_rate=rej,
-                                rejection_se=np.sqrt(rej * (1 - rej) / reps),
-                                null_p_quantile_05=crit, size_adjusted_power=adj,
-                                fallback_rate=df.fallback.mean() if m == "ustat" else np.nan,
-                                skew_applied_rate=(df.skew_used.mean() if m == "ustat"
-                                                   else np.nan),
-                                median_df=df.df.median() if m == "ustat" else np.nan,
-                                median_df_estimated=(df.data_df_estimated.median()
-                                                     if m == "ustat" else np.nan),
-                                mean_draws=df.draws.mean() if m == "ustat" else np.nan,
-                                max_draws=df.draws.max() if m == "ustat" else np.nan,
-                                mean_seconds=df.seconds.mean() if m == "ustat" else np.nan))
+        raws.append(alt.assign(n=n, g=g, hypothesis="3 SE above" if above else "3 SE", mu=mu1,
+                               true_difference=0.75 / g - 0.25 * mu1 ** 2))
         print(f"compare n={n} g={g} done", flush=True)
-    res = pd.DataFrame(out)
+    raw = pd.concat(raws, ignore_index=True).assign(seed=seed)
     tag = "_".join(f"n{n}_g{g}" for n, g in settings)
-    name = "cv_compare.csv" if not null_only else (
-        "cv_compare_null_df_rules.csv" if tag == "n30_g5_n40_g10_n60_g10_n100_g25"
-        else f"cv_compare_null_{tag}.csv")
-    res.to_csv(RESULTS / name, index=False)
+    name = "cv_compare" if not null_only else (
+        "cv_compare_null_df_rules" if tag == "n30_g5_n40_g10_n60_g10_n100_g25"
+        else f"cv_compare_null_{tag}")
+    return write_compare(raw, name)
+
+
+def summarise_compare(raw):
+    """Rejection rates per (n, g, hypothesis, method) from per-replication rows.
+
+    Runs with different seeds (column ``seed``) may have slightly different alternatives
+    (each run solves for its own μ); the realised difference in SE units is measured per run
+    and averaged. Size-adjusted power (``size_adjusted_power``): rejection at p below the
+    empirical 5 % quantile of the method's own null p-values, pooled over runs, i.e. every
+    method at the same type-I error 0.05. A NaN p-value counts as no rejection.
+    """
+    out = []
+    methods = [m for m in COMPARE_METHODS if f"p_{m}" in raw]
+    for (n, g), cell in raw.groupby(["n", "g"], sort=False):
+        null = cell[cell.hypothesis == "H0"]
+        for hyp, df in cell.groupby("hypothesis", sort=False):
+            z = np.mean([abs(d.true_difference.iloc[0]) / d.estimate.std(ddof=1)
+                         for _, d in df.groupby("seed")])
+            for m in methods:
+                p = df[f"p_{m}"].to_numpy(float)
+                rej = np.mean(p < 0.05)
+                crit = np.nanquantile(null[f"p_{m}"].to_numpy(float), 0.05)
+                ust = m == "ustat"
+                out.append(dict(
+                    n=n, g=g, hypothesis=hyp, true_difference=df.true_difference.mean(),
+                    difference_in_se=z, method=m, reps=len(df), runs=df.seed.nunique(),
+                    rejection_rate=rej, rejection_se=np.sqrt(rej * (1 - rej) / len(df)),
+                    null_p_quantile_05=crit,
+                    size_adjusted_power=np.mean(p <= crit) if hyp != "H0" else np.nan,
+                    fallback_rate=df.fallback.mean() if ust else np.nan,
+                    skew_applied_rate=df.skew_used.mean() if ust else np.nan,
+                    skew_shrunk_rate=((df.skew_shrink < 1).mean()
+                                      if ust and "skew_shrink" in df else np.nan),
+                    median_df=df.df.median() if ust else np.nan,
+                    median_df_estimated=df.data_df_estimated.median() if ust else np.nan,
+                    mean_draws=df.draws.mean() if ust else np.nan,
+                    max_draws=df.draws.max() if ust else np.nan,
+                    mean_seconds=df.seconds.mean() if ust else np.nan))
+    return pd.DataFrame(out)
+
+
+def recompute_default_p(raw):
+    """Default p-values (``p_ustat``) of rows written before the shrunk cubic (no column
+    ``skew_shrink``), from the recorded statistic Θ̂/se, γ̂₁ (``skewness``), ρ̂
+    (``coupling``) and df by the package's own ``skew_statistic``; the recorded p-value is
+    kept as ``p_ustat_recorded``. Only the test's last step is redone: Θ̂, se, γ̂₁, ρ̂ and
+    df do not depend on the rule."""
+    if "skew_shrink" in raw and raw.skew_shrink.notna().all():
+        return raw
+    raw = raw.copy()
+    old = raw["skew_shrink"].isna() if "skew_shrink" in raw else np.ones(len(raw), bool)
+    p_new, lam = [], []
+    for r in raw.itertuples():
+        t = r.estimate / r.std_error
+        q = float(stats.t.ppf(0.975, r.df))
+        if np.isfinite(r.coupling):
+            gamma, rho = skew_terms(r.skewness, r.coupling)
+            h = skew_statistic(t, gamma, coupling=rho, q=q, floor=SKEW_CUBIC_FLOOR)
+            lam.append(skew_shrink(q, gamma, coupling=rho))
+        else:
+            h = t
+            lam.append(np.nan)
+        p_new.append(float(2 * stats.t.sf(abs(h), r.df)))
+    raw["p_ustat_recorded"] = raw["p_ustat"]
+    raw.loc[old, "p_ustat"] = np.asarray(p_new)[old]
+    raw.loc[old, "skew_shrink"] = np.asarray(lam)[old]
+    raw["skew_used"] = raw["p_ustat"] != raw["p_ustat_t"]
+    return raw
+
+
+def write_compare(raw, name):
+    raw = recompute_default_p(raw)
+    res = summarise_compare(raw)
+    raw.to_csv(RESULTS / f"{name}_raw.csv", index=False)
+    res.to_csv(RESULTS / f"{name}.csv", index=False)
     with pd.option_context("display.width", 200):
-        print(res.round(3).to_string())
+        print(res[["n", "g", "hypothesis", "difference_in_se", "method", "reps",
+                   "rejection_rate", "rejection_se", "size_adjusted_power",
+                   "fallback_rate", "skew_applied_rate", "skew_shrunk_rate"]].round(3)
+              .to_string())
     return res
 
 
@@ -397,7 +467,11 @@ def main(argv=None):
     ap.add_argument("--null-only", action="store_true",
                     help="compare: type-I error only, under each df rule "
                          "(cv_compare_null_df_rules.csv; with --cells cv_compare_null_<cells>.csv "
-                         "and the per-replication cv_compare_null_raw_<cell>.csv)")
+                         "and the per-replication *_raw.csv)")
+    ap.add_argument("--pilot", type=int, default=40,
+                    help="compare: pilot replications per fixed-point step for the alternative")
+    ap.add_argument("--above", action="store_true",
+                    help="compare: alternative θ_A − θ_B = +3 SE instead of −3 SE")
     ap.add_argument("--draw-design", default="pairs", choices=["pairs", "partition"],
                     help="design= of cv_error_ci in the coverage designs")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
@@ -413,7 +487,11 @@ def main(argv=None):
     RESULTS.mkdir(exist_ok=True)
     only = [tuple(int(v) for v in c.split(",")) for c in a.cells] if a.cells else None
     if a.combine:
-        combine_raw(a.combine, a.design, a.design)
+        if a.design == "compare":
+            write_compare(pd.concat([pd.read_csv(p) for p in a.combine], ignore_index=True),
+                          "cv_compare")
+        else:
+            combine_raw(a.combine, a.design, a.design)
         return
     designs = ["mean", "clf", "reg", "compare"] if a.design == "all" else [a.design]
     default_reps = {"mean": 300, "clf": 100, "reg": 100, "compare": 200}
@@ -422,7 +500,8 @@ def main(argv=None):
         if d == "compare":
             settings = ([(n, g) for n, g in only] if only
                         else ((30, 5), (40, 10), (60, 10), (100, 25)))
-            run_compare(reps, a.seed, settings, null_only=a.null_only)
+            run_compare(reps, a.seed, settings, pilot=a.pilot, null_only=a.null_only,
+                        above=a.above)
         else:
             run_coverage(d, reps, a.seed, a.n, only, a.draw_design)
 

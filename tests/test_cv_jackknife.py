@@ -103,7 +103,7 @@ def test_skew_limits_with_coupling_equal_to_skewness_is_the_studentized_mean_rul
 
 
 def test_compare_learners_reports_coupling_and_a_skew_interval():
-    from evalstats.cv_variance._results import skew_valid
+    from evalstats.cv_variance._results import SKEW_CUBIC_FLOOR, skew_shrink
 
     rng = np.random.default_rng(6)
     y = rng.normal(size=40) + 0.5
@@ -118,14 +118,23 @@ def test_compare_learners_reports_coupling_and_a_skew_interval():
         lo, hi = res.conf_int()
         q = float(stats.t.ppf(0.975, res.df))
         gamma, rho = res._skew_terms()
-        valid = skew_valid(q, gamma, coupling=rho)
-        seen.add(valid)
-        k_lo, k_hi = skew_limits(q, gamma, coupling=rho) if valid else (q, q)
+        lam = skew_shrink(q, gamma, coupling=rho)
+        assert res.diagnostics["skew_shrink"] == pytest.approx(lam)
+        seen.add(lam < 1)
+        # shrunk cubic by hand: A·λ, B = γ/6, limits h⁻¹(±q)
+        A = lam * (3 * np.clip(rho, -1, 1) - np.clip(gamma, -1, 1)) / 6
+        B = np.clip(gamma, -1, 1) / 6
+        k_lo = (np.cbrt(1 + 3 * A * (q - B)) - 1) / A
+        k_hi = -(np.cbrt(1 + 3 * A * (-q - B)) - 1) / A
+        assert min(1 + 3 * A * (q - B), 1 + 3 * A * (-q - B)) >= SKEW_CUBIC_FLOOR - 1e-12
+        assert max(k_lo, k_hi) <= 1.43 * (q + abs(B))  # the documented cap
         assert lo == pytest.approx(res.estimate - k_lo * res.std_error)
         assert hi == pytest.approx(res.estimate + k_hi * res.std_error)
-        p_used = res.diagnostics["p_value_t_skew" if valid else "p_value_t"]
-        assert res.p_value == pytest.approx(p_used)
-        assert any("one-term skewness correction" in n for n in res.notes) is (not valid)
+        T = res.estimate / res.std_error
+        h = T + A * T * T + A * A * T ** 3 / 3 + B
+        assert res.p_value == pytest.approx(2 * stats.t.sf(abs(h), res.df))
+        assert res.p_value == pytest.approx(res.diagnostics["p_value_t_skew"])
+        assert any("was shrunk" in n for n in res.notes) is (lam < 1)
     assert seen == {True, False}  # both branches are exercised
 
 
@@ -163,19 +172,36 @@ def test_skew_statistic_inverts_the_skew_limits(gamma, rho):
     from evalstats.cv_variance._results import skew_statistic
 
     for q in (1.5, 1.96, 2.4):
-        k_lo, k_hi = skew_limits(q, gamma, coupling=rho)
-        assert skew_statistic(k_lo, gamma, coupling=rho) == pytest.approx(q, abs=1e-9)
-        assert skew_statistic(-k_hi, gamma, coupling=rho) == pytest.approx(-q, abs=1e-9)
+        for floor in (None, 0.3, 0.6):  # the shrunk cubic (compare_learners) too
+            k_lo, k_hi = skew_limits(q, gamma, coupling=rho, floor=floor)
+            kw = dict(coupling=rho, q=q, floor=floor)
+            assert skew_statistic(k_lo, gamma, **kw) == pytest.approx(q, abs=1e-9)
+            assert skew_statistic(-k_hi, gamma, **kw) == pytest.approx(-q, abs=1e-9)
 
 
 def test_compare_p_value_t_skew_matches_inverting_the_skew_interval():
+    """At the result's level, p < α iff 0 lies outside the interval; where the cubic is
+    not shrunk at either level, 0 is on the boundary of the interval at level 1 − p."""
+    from evalstats.cv_variance._results import skew_shrink
+
     rng = np.random.default_rng(9)
     y = rng.normal(size=40) + 0.4
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = compare_learners(MeanReg(), DummyShrunk(), np.zeros((40, 1)), y, train_size=8,
-                               loss="squared", n_draws=200, mc_tol=None, rng=4)
-    p = res.diagnostics["p_value_t_skew"]
-    assert 0 < p < 1
-    lo, hi = res.conf_int(1 - p, method="t_skew")  # 0 on the boundary at level 1 − p
-    assert min(abs(lo), abs(hi)) == pytest.approx(0.0, abs=1e-9 * (1 + abs(res.estimate)))
+    hits = 0
+    for seed in range(6):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = compare_learners(MeanReg(), DummyShrunk(), np.zeros((40, 1)), y,
+                                   train_size=8, loss="squared", n_draws=200, mc_tol=None,
+                                   rng=seed)
+        p = res.diagnostics["p_value_t_skew"]
+        assert 0 < p < 1
+        lo, hi = res.conf_int()
+        assert (p < 0.05) is not (lo <= 0 <= hi)
+        gamma, rho = res._skew_terms()
+        qs = [float(stats.t.ppf(x, res.df)) for x in (0.975, 1 - p / 2)]
+        if all(skew_shrink(q, gamma, coupling=rho) == 1.0 for q in qs):
+            hits += 1
+            lo, hi = res.conf_int(1 - p, method="t_skew")  # 0 on the boundary
+            assert min(abs(lo), abs(hi)) == pytest.approx(0.0,
+                                                          abs=1e-9 * (1 + abs(res.estimate)))
+    assert hits >= 1

@@ -26,7 +26,13 @@ from ._engine import (
     ustat_df,
 )
 from ._jackknife import coupling
-from ._results import CompareLearnersResult, skew_statistic, skew_terms, skew_valid
+from ._results import (
+    SKEW_CUBIC_FLOOR,
+    CompareLearnersResult,
+    skew_shrink,
+    skew_statistic,
+    skew_terms,
+)
 
 __all__ = ["compare_learners"]
 
@@ -126,13 +132,15 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     skew1 = projection_skewness(acc[2], agg["theta"], g, args.y if args.loss == "auc" else None)
     rho = coupling(acc[2, 6:], g, agg["variance"])
     gamma, rho_used = skew_terms(skew1, rho)
-    usable = np.isfinite(rho) and skew_valid(critical_value(args.confidence_level, df), gamma,
-                                             coupling=rho_used)
-    h = skew_statistic(stat, gamma, coupling=rho_used) if usable else stat
-    if args.interval == "t_skew" and np.isfinite(rho) and not usable:
+    q = critical_value(args.confidence_level, df)
+    shrink = skew_shrink(q, gamma, coupling=rho_used) if np.isfinite(rho) else float("nan")
+    h = (skew_statistic(stat, gamma, coupling=rho_used, q=q, floor=SKEW_CUBIC_FLOOR)
+         if np.isfinite(rho) else stat)
+    if args.interval == "t_skew" and shrink < 1:
         notes.add(f"the estimated skewness ({gamma:.2g}) and coupling ({rho:.2g}) of the "
-                  "difference are outside the range of the one-term skewness correction; "
-                  "the plain t test and interval are reported.")
+                  "difference are large for a one-term correction: it was shrunk by "
+                  f"{shrink:.2f} so that the longer interval side is at most ≈1.4× the t "
+                  "interval's.")
     p_t, p_skew = (float(2 * stats.t.sf(abs(x), df)) if np.isfinite(x) else float("nan")
                    for x in (stat, h))
     p = p_skew if args.interval == "t_skew" else (
@@ -155,7 +163,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         diagnostics=dict(xi=agg["xi"], variance_a=agg_a["variance"],
                          variance_b=agg_b["variance"], data_df_estimated=est_df,
                          data_df_calibrated=data_df(n, g), p_value_t=p_t,
-                         p_value_t_skew=p_skew),
+                         p_value_t_skew=p_skew, skew_shrink=shrink),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"],
         interval_method=args.interval,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],

@@ -28,7 +28,8 @@ import numpy as np
 from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value, wald_interval
 
 __all__ = ["CVErrorResult", "CompareLearnersResult", "INTERVAL_METHODS", "transformed_ok",
-           "skew_shift", "skew_limits", "skew_statistic", "skew_terms", "skew_valid"]
+           "skew_shift", "skew_limits", "skew_shrink", "skew_statistic", "skew_terms",
+           "skew_valid", "SKEW_CUBIC_FLOOR"]
 
 #: interval methods of a single learner's result (first: the class default)
 INTERVAL_METHODS = ("t", "log", "logit", "normal", "t_skew", "log_skew", "logit_skew")
@@ -90,14 +91,54 @@ def skew_shift(q: float, skewness: float, c: float = 0.0) -> float:
     return float((skewness * (2 * q * q + 1) + 3 * c * q * q) / 6.0)
 
 
-def _hall_coefficients(skewness: float, c: float, coupling: float | None):
-    """(A, B) of Hall's cubic h(x) = x + A x² + A² x³/3 + B (see :func:`skew_limits`)."""
+#: Floor on the cube-root argument 1 + 3A(±q − B) of Hall's cubic used by
+#: ``compare_learners`` (see :func:`skew_shrink`): the long-side limit is then at most
+#: 3(q + |B|)(1 − 0.3^{1/3})/0.7 ≈ 1.42 (q + |B|).
+SKEW_CUBIC_FLOOR = 0.3
+
+
+def _hall_coefficients(skewness: float, c: float, coupling: float | None,
+                       q: float | None = None, floor: float | None = None):
+    """(A, B) of Hall's cubic h(x) = x + A x² + A² x³/3 + B (see :func:`skew_limits`);
+    with ``q`` and ``floor``, A is shrunk by :func:`skew_shrink`."""
     skewness = float(np.clip(skewness, -1.0, 1.0))
     if coupling is None or not np.isfinite(coupling):
         A = (2 * skewness + 3 * c) / 6.0
     else:
         A = (3 * float(np.clip(coupling, -1.0, 1.0)) + 3 * c - skewness) / 6.0
-    return A, skewness / 6.0
+    B = skewness / 6.0
+    if q is not None and floor is not None:
+        A *= _shrink(A, B, q, floor)
+    return A, B
+
+
+def _shrink(A: float, B: float, q: float, floor: float) -> float:
+    lam = 1.0
+    for y in (q, -q):
+        d = 3 * A * (y - B)
+        if 1 + d < floor:
+            lam = min(lam, (floor - 1) / d)
+    return lam
+
+
+def skew_shrink(q: float, skewness: float, c: float = 0.0, coupling: float | None = None,
+                floor: float = SKEW_CUBIC_FLOOR) -> float:
+    r"""Factor λ ∈ (0, 1] applied to A of Hall's cubic so that both limits of
+    :func:`skew_limits` at quantile ``q`` keep 1 + 3λA(±q − B) ≥ ``floor``.
+
+    Hall's cubic is flat at x = −1/A; as the cube-root argument 1 + 3A(y − B) of a limit
+    approaches 0, that limit grows without bound (at 0 it is 1/|A| ≈ 3q), so a noisy γ̂ or
+    ρ̂ near ±1 would make the interval (and the test) arbitrarily one-sided. λ < 1 keeps
+    the direction of the correction but caps the long-side multiplier at
+    3(q + |B|)(1 − floor^{1/3})/(1 − floor) (≈ 1.42 (q + |B|) at the default 0.3). The
+    floor was chosen on ``benchmarks/cv_coverage.py --design compare`` (type-I error and
+    power on both sides of H0; ``benchmarks/README.md``). 1.0 when no shrink is needed or
+    γ is not finite.
+    """
+    if not np.isfinite(skewness):
+        return 1.0
+    A, B = _hall_coefficients(skewness, c, coupling)
+    return _shrink(A, B, q, floor)
 
 
 def skew_terms(skewness: float, coupling: float) -> tuple[float, float | None]:
@@ -118,7 +159,8 @@ def skew_valid(q: float, skewness: float, c: float = 0.0,
     """Whether both limits of :func:`skew_limits` at quantile ``q`` stay before the flat
     point x = −1/A of Hall's cubic (1 + 3A(±q − B) > 0). Past it the one-term expansion
     no longer describes T and the limit grows without bound (a noisy γ̂ or ρ̂ near ±1
-    would make the interval arbitrarily wide); callers then use the t interval."""
+    would make the interval arbitrarily wide); ``compare_learners`` then shrinks the
+    cubic (:func:`skew_shrink`) and says so in a note."""
     if not np.isfinite(skewness):
         return False
     A, B = _hall_coefficients(skewness, c, coupling)
@@ -126,21 +168,24 @@ def skew_valid(q: float, skewness: float, c: float = 0.0,
 
 
 def skew_statistic(t: float, skewness: float, c: float = 0.0,
-                   coupling: float | None = None) -> float:
+                   coupling: float | None = None, q: float | None = None,
+                   floor: float | None = None) -> float:
     """h(T): the studentized statistic through Hall's cubic of :func:`skew_limits`.
 
     The skew interval at level 1 − α excludes a value iff |h(T)| exceeds the t quantile
     q (its limits are h⁻¹(±q)), so 2·P(t_ν > |h(T)|) is the p-value of that test.
-    A non-finite γ returns T.
+    A non-finite γ returns T. With ``q`` and ``floor`` the cubic is that of
+    :func:`skew_shrink` (the test then matches the shrunk interval at that q).
     """
     if not np.isfinite(skewness):
         return float(t)
-    A, B = _hall_coefficients(skewness, c, coupling)
+    A, B = _hall_coefficients(skewness, c, coupling, q, floor)
     return float(t + A * t * t + A * A * t ** 3 / 3 + B)
 
 
 def skew_limits(q: float, skewness: float, c: float = 0.0,
-                coupling: float | None = None) -> tuple[float, float]:
+                coupling: float | None = None,
+                floor: float | None = None) -> tuple[float, float]:
     r"""Multipliers (k_lo, k_hi) of the skewness-corrected interval
     [f(Θ̂) − k_lo·se_f, f(Θ̂) + k_hi·se_f] on the interval's scale f.
 
@@ -170,10 +215,14 @@ def skew_limits(q: float, skewness: float, c: float = 0.0,
     then E T ≈ −(ρ + c)/2 and κ₃(T) ≈ γ − 3ρ − 3c (same expansion), so
     A = (3ρ + 3c − γ)/6 and B = γ/6 (ρ = γ gives the formula above). ρ is clipped to
     [−1, 1] like γ.
+
+    ``floor`` (``compare_learners`` uses :data:`SKEW_CUBIC_FLOOR`) shrinks A by
+    :func:`skew_shrink` so that neither limit nears the flat point; ``cv_error_ci``'s
+    ``*_skew`` options use the unshrunk cubic (as measured in the benchmark).
     """
     if not np.isfinite(skewness):
         return float(q), float(q)
-    A, B = _hall_coefficients(skewness, c, coupling)
+    A, B = _hall_coefficients(skewness, c, coupling, q, floor)
 
     def inv(y):
         if abs(A) < 1e-12:
@@ -406,9 +455,9 @@ class CompareLearnersResult(CVErrorResult):
         q = critical_value(level, self.df)
         gamma, rho = self._skew_terms()
         if (method == "t_skew" and np.isfinite(self.coupling) and self.std_error is not None
-                and np.isfinite(self.std_error) and skew_valid(q, gamma, coupling=rho)):
-            # without ρ̂, or past the cubic's flat point: the plain t interval
-            k_lo, k_hi = skew_limits(q, gamma, coupling=rho)
+                and np.isfinite(self.std_error)):
+            # without ρ̂: the plain t interval; near the cubic's flat point: shrunk
+            k_lo, k_hi = skew_limits(q, gamma, coupling=rho, floor=SKEW_CUBIC_FLOOR)
             lo = self.estimate - k_lo * self.std_error
             hi = self.estimate + k_hi * self.std_error
         else:
