@@ -87,13 +87,17 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     Notes
     -----
     Measured in ``benchmarks/cv_coverage.py --design compare`` (two strongly correlated
-    learners, 200 data sets per cell and hypothesis, n = 30–100): the plain t test has
-    type-I error 0.045–0.090 (0.090 ± 0.020 at n = 100, g = 25, all on one side: Θ̂ is
-    left-skewed, −0.74, and its s.e. is small exactly when Θ̂ is high, ρ ≈ −0.5). The
-    corrected test: type-I 0.030–0.045, and power at the alternative (2.4–2.9 true SEs)
-    0.66–0.89 against 0.59–0.84 for the t test; size-adjusted 0.69–0.94 against
-    0.59–0.73. The correction is one-sided by construction: a difference on the side of
-    the long tail needs a larger T to be significant.
+    learners, n = 30–100, 150–210 data sets per cell and hypothesis; ``benchmarks/README.md``):
+    the plain t test has type-I error 0.040–0.076, its excess all on one side (Θ̂ is
+    left-skewed and its s.e. is small exactly when Θ̂ is high, ρ ≈ −0.5). The default:
+    type-I 0.038–0.060; power at 2.6–2.8 true SEs on the short-tail side 0.71–0.87 (t:
+    0.71–0.83), size-adjusted 0.77–0.85 (t: 0.65–0.74). The correction is one-sided by
+    construction: a difference on the side of the long tail needs a larger T (power 0.45
+    against t's 0.53 at 2.5 SE there). Where noisy (γ̂, ρ̂) would push a limit towards the
+    flat point of Hall's cubic, the correction is shrunk (:func:`skew_shrink`, noted;
+    ``diagnostics["skew_shrink"]``), so the longer side of the interval is at most
+    ≈ 1.7× the t interval's. The p-value is that of the test at ``confidence_level``
+    (the shrink depends on the level): p < 1 − level iff the interval excludes 0.
 
     See Also
     --------
@@ -139,7 +143,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     if args.interval == "t_skew" and shrink < 1:
         notes.add(f"the estimated skewness ({gamma:.2g}) and coupling ({rho:.2g}) of the "
                   "difference are large for a one-term correction: it was shrunk by "
-                  f"{shrink:.2f} so that the longer interval side is at most ≈1.4× the t "
+                  f"{shrink:.2f} so that the longer interval side is at most ≈1.7× the t "
                   "interval's.")
     p_t, p_skew = (float(2 * stats.t.sf(abs(x), df)) if np.isfinite(x) else float("nan")
                    for x in (stat, h))

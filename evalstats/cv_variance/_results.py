@@ -93,8 +93,8 @@ def skew_shift(q: float, skewness: float, c: float = 0.0) -> float:
 
 #: Floor on the cube-root argument 1 + 3A(±q − B) of Hall's cubic used by
 #: ``compare_learners`` (see :func:`skew_shrink`): the long-side limit is then at most
-#: 3(q + |B|)(1 − 0.3^{1/3})/0.7 ≈ 1.42 (q + |B|).
-SKEW_CUBIC_FLOOR = 0.3
+#: 3(q + |B|)(1 − 0.125^{1/3})/0.875 ≈ 1.71 (q + |B|).
+SKEW_CUBIC_FLOOR = 0.125
 
 
 def _hall_coefficients(skewness: float, c: float, coupling: float | None,
@@ -130,7 +130,7 @@ def skew_shrink(q: float, skewness: float, c: float = 0.0, coupling: float | Non
     approaches 0, that limit grows without bound (at 0 it is 1/|A| ≈ 3q), so a noisy γ̂ or
     ρ̂ near ±1 would make the interval (and the test) arbitrarily one-sided. λ < 1 keeps
     the direction of the correction but caps the long-side multiplier at
-    3(q + |B|)(1 − floor^{1/3})/(1 − floor) (≈ 1.42 (q + |B|) at the default 0.3). The
+    3(q + |B|)(1 − floor^{1/3})/(1 − floor) (≈ 1.71 (q + |B|) at the default 0.125). The
     floor was chosen on ``benchmarks/cv_coverage.py --design compare`` (type-I error and
     power on both sides of H0; ``benchmarks/README.md``). 1.0 when no shrink is needed or
     γ is not finite.
