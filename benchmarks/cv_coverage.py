@@ -415,15 +415,15 @@ def summarise_compare(raw):
 
 
 def recompute_default_p(raw):
-    """Default p-values (``p_ustat``) of rows written before the shrunk cubic (no column
-    ``skew_shrink``), from the recorded statistic Θ̂/se, γ̂₁ (``skewness``), ρ̂
-    (``coupling``) and df by the package's own ``skew_statistic``; the recorded p-value is
-    kept as ``p_ustat_recorded``. Only the test's last step is redone: Θ̂, se, γ̂₁, ρ̂ and
-    df do not depend on the rule."""
-    if "skew_shrink" in raw and raw.skew_shrink.notna().all():
-        return raw
+    """The default p-value (``p_ustat``) under the *current* rule, recomputed from the
+    recorded statistic Θ̂/se, γ̂₁ (``skewness``), ρ̂ (``coupling``) and df by the package's
+    own ``skew_statistic``; the recorded value is kept as ``p_ustat_recorded``. Only the
+    test's last step is redone (Θ̂, se, γ̂₁, ρ̂ and df do not depend on it), so runs made
+    under an earlier rule (t test past the flat point; floor 0.3) are summarised under the
+    current one; for rows of the current code both columns agree."""
     raw = raw.copy()
-    old = raw["skew_shrink"].isna() if "skew_shrink" in raw else np.ones(len(raw), bool)
+    if "p_ustat_recorded" not in raw:
+        raw["p_ustat_recorded"] = raw["p_ustat"]
     p_new, lam = [], []
     for r in raw.itertuples():
         t = r.estimate / r.std_error
@@ -436,9 +436,7 @@ def recompute_default_p(raw):
             h = t
             lam.append(np.nan)
         p_new.append(float(2 * stats.t.sf(abs(h), r.df)))
-    raw["p_ustat_recorded"] = raw["p_ustat"]
-    raw.loc[old, "p_ustat"] = np.asarray(p_new)[old]
-    raw.loc[old, "skew_shrink"] = np.asarray(lam)[old]
+    raw["p_ustat"], raw["skew_shrink"] = p_new, lam
     raw["skew_used"] = raw["p_ustat"] != raw["p_ustat_t"]
     return raw
 

@@ -87,17 +87,19 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     Notes
     -----
     Measured in ``benchmarks/cv_coverage.py --design compare`` (two strongly correlated
-    learners, n = 30–100, 150–210 data sets per cell and hypothesis; ``benchmarks/README.md``):
-    the plain t test has type-I error 0.040–0.076, its excess all on one side (Θ̂ is
-    left-skewed and its s.e. is small exactly when Θ̂ is high, ρ ≈ −0.5). The default:
-    type-I 0.038–0.060; power at 2.6–2.8 true SEs on the short-tail side 0.71–0.87 (t:
-    0.71–0.83), size-adjusted 0.77–0.85 (t: 0.65–0.74). The correction is one-sided by
-    construction: a difference on the side of the long tail needs a larger T (power 0.45
-    against t's 0.53 at 2.5 SE there). Where noisy (γ̂, ρ̂) would push a limit towards the
-    flat point of Hall's cubic, the correction is shrunk (:func:`skew_shrink`, noted;
-    ``diagnostics["skew_shrink"]``), so the longer side of the interval is at most
-    ≈ 1.7× the t interval's. The p-value is that of the test at ``confidence_level``
-    (the shrink depends on the level): p < 1 − level iff the interval excludes 0.
+    learners, n = 30–100, 150–710 null and 60–150 alternative data sets per cell;
+    ``benchmarks/README.md``): the plain t test has type-I error 0.040–0.073, its excess
+    all on one side (Θ̂ is left-skewed and its s.e. is small exactly when Θ̂ is high,
+    ρ ≈ −0.5). The default: type-I 0.029–0.053 (0.047 ± 0.012 on a fresh confirmation
+    run at n = 100, g = 25, where the t test had 0.070); power at 2.6–2.8 true SEs on the
+    short-tail side 0.71–0.87 (t: 0.71–0.83), size-adjusted 0.77–0.89 (t: 0.68–0.75). The
+    correction is one-sided by construction: a difference on the side of the long tail
+    needs a larger T (power 0.40 against t's 0.53 at 2.5 SE there). Where noisy (γ̂, ρ̂)
+    would push a limit towards the flat point of Hall's cubic, the correction is shrunk
+    (:func:`skew_shrink`, noted; ``diagnostics["skew_shrink"]``), so the longer side of
+    the interval is at most ≈ 1.7× the t interval's. The p-value is that of the test at
+    ``confidence_level`` (the shrink depends on the level): p < 1 − level iff the
+    interval excludes 0.
 
     See Also
     --------
