@@ -297,15 +297,40 @@ def write_summary(raw, truths, tag):
 
 
 # -- compare_learners -----------------------------------------------------------------------
-def _compare_rep(n, g, mu, rng, baselines=True):
-    y = rng.normal(size=n) + mu
-    X = np.zeros((n, 1))
-    kw = dict(train_size=g, loss="squared", progress=False)
+class NearestMeanOn(NearestMean):
+    """Nearest class mean on one column of X."""
+
+    def __init__(self, col=0):
+        self.col = col
+
+    def fit(self, X, y):
+        return super().fit(X[:, [self.col]], y)
+
+    def predict(self, X):
+        return super().predict(X[:, [self.col]])
+
+
+def _compare_setup(n, mu, rng, design):
+    """(X, y, learner A, learner B, loss) of a compare replication.
+
+    ``"mean"``: y ~ N(μ, 1), training mean vs 0.5 × training mean (squared loss).
+    ``"clf"``: X ~ N(0, I₂), P(y = 1 | x) = logistic(x₁ + x₂), nearest class mean on x₁
+    vs on x₂ — equal expected 0-1 loss by symmetry (H0 exactly), correlated through y."""
+    if design == "clf":
+        X = rng.normal(size=(n, 2))
+        y = (rng.random(n) < 1 / (1 + np.exp(-X.sum(1)))).astype(int)
+        return X, y, NearestMeanOn(0), NearestMeanOn(1), "zero_one"
+    return np.zeros((n, 1)), rng.normal(size=n) + mu, MeanReg(), MeanReg(0.5), "squared"
+
+
+def _compare_rep(n, g, mu, rng, baselines=True, design="mean"):
+    X, y, est_a, est_b, loss = _compare_setup(n, mu, rng, design)
+    kw = dict(train_size=g, loss=loss, progress=False)
     row = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        r = compare_learners(MeanReg(), MeanReg(0.5), X, y, rng=rng, **kw)
+        r = compare_learners(est_a, est_b, X, y, rng=rng, **kw)
         row.update(estimate=r.estimate, p_ustat=r.p_value, draws=r.n_draws, df=r.df,
                    fallback=bool(r.variance_fallback), seconds=time.perf_counter() - t0,
                    std_error=r.std_error, data_df_estimated=r.diagnostics["data_df_estimated"],
@@ -319,7 +344,7 @@ def _compare_rep(n, g, mu, rng, baselines=True):
                           interval_data_df(n, g, row["data_df_estimated"], rule))
             row[f"p_ustat_df_{rule}"] = float(2 * stats.t.sf(abs(r.statistic), df))
         for m in ("corrected_t", "5x2cv") if baselines else ():
-            row[f"p_{m}"] = compare_learners(MeanReg(), MeanReg(0.5), X, y, method=m,
+            row[f"p_{m}"] = compare_learners(est_a, est_b, X, y, method=m,
                                              rng=rng, **kw).p_value
     return row
 
@@ -334,7 +359,8 @@ COMPARE_METHODS = ("ustat", "ustat_t", "corrected_t", "5x2cv") + tuple(
 
 
 def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), pilot=40,
-                steps=2, null_only=False, above=False):
+                steps=2, null_only=False, above=False, design="mean", multiple=3.0,
+                null_reps=None):
     """Type-I error at H0 and power at a difference of 3 *true* SEs of the estimator.
 
     The sd of Θ̂_A − Θ̂_B grows with μ, so the alternative solves diff(μ) = 3·sd(μ) by
@@ -342,33 +368,41 @@ def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), p
     only); the realised difference in SE units is then measured on the ``reps`` final
     replications and reported. ``above=True`` puts the alternative on the other side,
     θ_A − θ_B = +3 sd (μ < μ₀; where 3 sd exceeds the largest attainable 0.75/g, μ = 0).
+    ``design="clf"`` (:func:`_compare_setup`) has only a null (``null_only`` implied).
+    ``multiple`` replaces the 3 (the hypothesis is then labelled ``"<multiple> SE"``);
+    ``null_reps`` (default ``reps``) null replications start the fixed point and count
+    at H0.
     Writes the per-replication rows (``cv_compare_raw.csv``, one
     row per data set with ``hypothesis``, ``mu``, ``seed``) and their summary.
     """
     rng = np.random.default_rng(seed)
     raws = []
     for n, g in settings:
-        mu0 = np.sqrt(3 / g)
-        null = pd.DataFrame([_compare_rep(n, g, mu0, gen) for gen in rng.spawn(reps)])
+        mu0 = np.sqrt(3 / g) if design == "mean" else np.nan
+        null = pd.DataFrame([_compare_rep(n, g, mu0, gen, design=design)
+                             for gen in rng.spawn(null_reps or reps)])
         null = null.assign(n=n, g=g, hypothesis="H0", mu=mu0, true_difference=0.0)
         raws.append(null)
-        if null_only:
+        if null_only or design != "mean":
             for _ in range(steps):  # keep the random streams of the full run
                 rng.spawn(pilot)
             rng.spawn(reps)
             continue
         sign = -1.0 if above else 1.0
-        mu1 = _mu_at(g, sign * 3 * null.estimate.std(ddof=1))
+        mu1 = _mu_at(g, sign * multiple * null.estimate.std(ddof=1))
         for _ in range(steps):
             pil = pd.DataFrame([_compare_rep(n, g, mu1, gen, baselines=False)
                                 for gen in rng.spawn(pilot)])
-            mu1 = _mu_at(g, sign * 3 * pil.estimate.std(ddof=1))
+            mu1 = _mu_at(g, sign * multiple * pil.estimate.std(ddof=1))
         alt = pd.DataFrame([_compare_rep(n, g, mu1, gen) for gen in rng.spawn(reps)])
-        raws.append(alt.assign(n=n, g=g, hypothesis="3 SE above" if above else "3 SE", mu=mu1,
+        label = "3 SE" if multiple == 3 else f"{multiple:g} SE"
+        raws.append(alt.assign(n=n, g=g, hypothesis=label + (" above" if above else ""), mu=mu1,
                                true_difference=0.75 / g - 0.25 * mu1 ** 2))
         print(f"compare n={n} g={g} done", flush=True)
     raw = pd.concat(raws, ignore_index=True).assign(seed=seed)
     tag = "_".join(f"n{n}_g{g}" for n, g in settings)
+    if design != "mean":
+        return write_compare(raw, f"cv_compare_{design}_null_{tag}")
     name = "cv_compare" if not null_only else (
         "cv_compare_null_df_rules" if tag == "n30_g5_n40_g10_n60_g10_n100_g25"
         else f"cv_compare_null_{tag}")
@@ -468,8 +502,16 @@ def main(argv=None):
                          "and the per-replication *_raw.csv)")
     ap.add_argument("--pilot", type=int, default=40,
                     help="compare: pilot replications per fixed-point step for the alternative")
+    ap.add_argument("--multiple", type=float, default=3.0,
+                    help="compare: the alternative in true SEs (default 3)")
+    ap.add_argument("--steps", type=int, default=2,
+                    help="compare: fixed-point steps for the alternative")
+    ap.add_argument("--null-reps", type=int, default=None,
+                    help="compare: null replications (default --reps)")
     ap.add_argument("--above", action="store_true",
                     help="compare: alternative θ_A − θ_B = +3 SE instead of −3 SE")
+    ap.add_argument("--compare-design", default="mean", choices=["mean", "clf"],
+                    help="compare: the two learners (clf: a null by symmetry, type-I only)")
     ap.add_argument("--draw-design", default="pairs", choices=["pairs", "partition"],
                     help="design= of cv_error_ci in the coverage designs")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
@@ -499,7 +541,8 @@ def main(argv=None):
             settings = ([(n, g) for n, g in only] if only
                         else ((30, 5), (40, 10), (60, 10), (100, 25)))
             run_compare(reps, a.seed, settings, pilot=a.pilot, null_only=a.null_only,
-                        above=a.above)
+                        above=a.above, design=a.compare_design, multiple=a.multiple,
+                        steps=a.steps, null_reps=a.null_reps)
         else:
             run_coverage(d, reps, a.seed, a.n, only, a.draw_design)
 
