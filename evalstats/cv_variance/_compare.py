@@ -99,7 +99,11 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     (:func:`skew_shrink`, noted; ``diagnostics["skew_shrink"]``), so the longer side of
     the interval is at most ≈ 1.7× the t interval's. The p-value is that of the test at
     ``confidence_level`` (the shrink depends on the level): p < 1 − level iff the
-    interval excludes 0.
+    interval excludes 0. On classification designs the correction moves the right way but
+    too far (its ρ̂ is noisy at small n): on a symmetric null type-I 0.004–0.020 where the
+    t test has 0.036–0.100; naive Bayes vs the majority guess (n = 60, g = 15, a true
+    difference of 1.5 sd): coverage 0.967 vs t's 0.933, rejection 0.15 vs 0.36. Use
+    ``interval="t"`` for more power where a one-sided type-I excess is acceptable.
 
     See Also
     --------
