@@ -558,3 +558,18 @@ def test_bad_inputs_raise_our_errors(small, bad):
     with pytest.raises((ValueError, TypeError)) as info:
         extrapolate_accuracy(s, y, **bad)
     assert "`" in str(info.value)            # our messages name the argument
+
+
+def test_perfectly_separated_kde_prediction_stays_within_0_1():
+    # found by the property test above: rounding gave accuracy 1 + 8.9e-16
+    k1, per, seed, signal = 8, 1, 245066, 3.228606827798168
+    g = np.random.default_rng(seed)
+    y = np.repeat(np.arange(k1), per)
+    s = np.round(g.standard_normal((len(y), k1))
+                 + signal * (np.arange(k1)[None, :] == y[:, None]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = extrapolate_accuracy(s, y, method="kde", rng=seed, n_subsamples=3,
+                                   k_target=[2 * k1, 5 * k1])
+    acc = fit.predict([2 * k1, 5 * k1]).accuracy.to_numpy()
+    assert np.all((acc >= 0) & (acc <= 1)) and acc == pytest.approx(1.0)

@@ -142,10 +142,12 @@ class AveragedCurve:
 
 
 def predict_curve(curve, ks: np.ndarray) -> np.ndarray:
-    """``curve.accuracy(ks)`` with accuracy 1 at ``k < 2``."""
+    """``curve.accuracy(ks)`` with accuracy 1 at ``k < 2``, clipped to [0, 1] (a curve at
+    accuracy 1, e.g. a kernel estimate on perfectly separated scores, can round to
+    1 + 1e-15)."""
     ks = np.asarray(ks, float)
     out = np.ones(len(ks))
     big = ks >= 2
     if big.any():
-        out[big] = curve.accuracy(ks[big])
+        out[big] = np.clip(curve.accuracy(ks[big]), 0.0, 1.0)
     return out
