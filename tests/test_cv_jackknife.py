@@ -102,6 +102,15 @@ def test_skew_limits_with_coupling_equal_to_skewness_is_the_studentized_mean_rul
     assert skew_limits(2.0, 0.3, -0.1, coupling=0.3) == pytest.approx(skew_limits(2.0, 0.3, -0.1))
 
 
+def _compare_means(y, seed):
+    """The training mean vs half of it (strongly correlated learners), 200 draws, g = 8."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return compare_learners(MeanReg(), DummyShrunk(), np.zeros((len(y), 1)), y,
+                                train_size=8, loss="squared", n_draws=200, mc_tol=None,
+                                rng=seed)
+
+
 def test_compare_learners_reports_coupling_and_a_skew_interval():
     from evalstats.cv_variance._results import SKEW_CUBIC_FLOOR, skew_shrink
 
@@ -109,11 +118,7 @@ def test_compare_learners_reports_coupling_and_a_skew_interval():
     y = rng.normal(size=40) + 0.5
     seen = set()
     for seed in range(4):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = compare_learners(MeanReg(), DummyShrunk(), np.zeros((40, 1)), y,
-                                   train_size=8, loss="squared", n_draws=200, mc_tol=None,
-                                   rng=seed)
+        res = _compare_means(y, seed)
         assert np.isfinite(res.coupling) and res.interval_method == "t_skew"
         lo, hi = res.conf_int()
         q = float(stats.t.ppf(0.975, res.df))
@@ -188,11 +193,7 @@ def test_compare_p_value_t_skew_matches_inverting_the_skew_interval():
     y = rng.normal(size=40) + 0.4
     hits = 0
     for seed in range(6):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = compare_learners(MeanReg(), DummyShrunk(), np.zeros((40, 1)), y,
-                                   train_size=8, loss="squared", n_draws=200, mc_tol=None,
-                                   rng=seed)
+        res = _compare_means(y, seed)
         p = res.diagnostics["p_value_t_skew"]
         assert 0 < p < 1
         lo, hi = res.conf_int()
