@@ -50,12 +50,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
 from evalstats.cv_variance import compare_learners, cv_error_ci
 from evalstats.cv_variance._engine import interval_data_df, ustat_df
-from evalstats.cv_variance._results import (
-    SKEW_CUBIC_FLOOR,
-    skew_shrink,
-    skew_statistic,
-    skew_terms,
-)
+from evalstats.cv_variance._results import skew_test
 
 RESULTS = Path(__file__).resolve().parent / "results"
 USTAT_INTERVALS = ("log", "logit", "t", "normal", "t_skew", "log_skew", "logit_skew")
@@ -451,7 +446,7 @@ def summarise_compare(raw):
 def recompute_default_p(raw):
     """The default p-value (``p_ustat``) under the *current* rule, recomputed from the
     recorded statistic Θ̂/se, γ̂₁ (``skewness``), ρ̂ (``coupling``) and df by the package's
-    own ``skew_statistic``; the recorded value is kept as ``p_ustat_recorded``. Only the
+    own ``skew_test``; the recorded value is kept as ``p_ustat_recorded``. Only the
     test's last step is redone (Θ̂, se, γ̂₁, ρ̂ and df do not depend on it), so runs made
     under an earlier rule (t test past the flat point; floor 0.3) are summarised under the
     current one; for rows of the current code both columns agree."""
@@ -460,16 +455,10 @@ def recompute_default_p(raw):
         raw["p_ustat_recorded"] = raw["p_ustat"]
     p_new, lam = [], []
     for r in raw.itertuples():
-        t = r.estimate / r.std_error
-        q = float(stats.t.ppf(0.975, r.df))
-        if np.isfinite(r.coupling):
-            gamma, rho = skew_terms(r.skewness, r.coupling)
-            h = skew_statistic(t, gamma, coupling=rho, q=q, floor=SKEW_CUBIC_FLOOR)
-            lam.append(skew_shrink(q, gamma, coupling=rho))
-        else:
-            h = t
-            lam.append(np.nan)
+        h, _, shrink = skew_test(r.estimate / r.std_error, r.skewness, r.coupling,
+                                 float(stats.t.ppf(0.975, r.df)))
         p_new.append(float(2 * stats.t.sf(abs(h), r.df)))
+        lam.append(shrink)
     raw["p_ustat"], raw["skew_shrink"] = p_new, lam
     raw["skew_used"] = raw["p_ustat"] != raw["p_ustat_t"]
     return raw

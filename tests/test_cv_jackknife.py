@@ -206,3 +206,13 @@ def test_compare_p_value_t_skew_matches_inverting_the_skew_interval():
             assert min(abs(lo), abs(hi)) == pytest.approx(0.0,
                                                           abs=1e-9 * (1 + abs(res.estimate)))
     assert hits >= 1
+
+
+def test_skew_cap_closed_form():
+    from evalstats.cv_variance._results import SKEW_CUBIC_FLOOR, skew_cap
+
+    # floor 1/8: cube root 1/2, so the cap is 3 (1 − 1/2) / (7/8) = 12/7
+    assert SKEW_CUBIC_FLOOR == 0.125 and skew_cap() == pytest.approx(12 / 7)
+    q, gamma, rho = 2.1, -0.9, -1.0  # far past the flat point
+    k_lo, k_hi = skew_limits(q, gamma, coupling=rho, floor=SKEW_CUBIC_FLOOR)
+    assert max(k_lo, k_hi) == pytest.approx(skew_cap() * (q + abs(gamma) / 6), rel=1e-9)

@@ -26,13 +26,7 @@ from ._engine import (
     ustat_df,
 )
 from ._jackknife import coupling
-from ._results import (
-    SKEW_CUBIC_FLOOR,
-    CompareLearnersResult,
-    skew_shrink,
-    skew_statistic,
-    skew_terms,
-)
+from ._results import CompareLearnersResult, skew_cap, skew_test
 
 __all__ = ["compare_learners"]
 
@@ -141,16 +135,12 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     stat = agg["theta"] / se if se > 0 else float("nan")
     skew1 = projection_skewness(acc[2], agg["theta"], g, args.y if args.loss == "auc" else None)
     rho = coupling(acc[2, 6:], g, agg["variance"])
-    gamma, rho_used = skew_terms(skew1, rho)
-    q = critical_value(args.confidence_level, df)
-    shrink = skew_shrink(q, gamma, coupling=rho_used) if np.isfinite(rho) else float("nan")
-    h = (skew_statistic(stat, gamma, coupling=rho_used, q=q, floor=SKEW_CUBIC_FLOOR)
-         if np.isfinite(rho) else stat)
+    h, gamma, shrink = skew_test(stat, skew1, rho, critical_value(args.confidence_level, df))
     if args.interval == "t_skew" and shrink < 1:
         notes.add(f"the estimated skewness ({gamma:.2g}) and coupling ({rho:.2g}) of the "
                   "difference are large for a one-term correction: it was shrunk by "
-                  f"{shrink:.2f} so that the longer interval side is at most ≈1.7× the t "
-                  "interval's.")
+                  f"{shrink:.2f} so that the longer interval side is at most "
+                  f"≈{skew_cap():.1f}× the t interval's.")
     p_t, p_skew = (float(2 * stats.t.sf(abs(x), df)) if np.isfinite(x) else float("nan")
                    for x in (stat, h))
     p = p_skew if args.interval == "t_skew" else (

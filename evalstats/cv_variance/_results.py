@@ -29,7 +29,7 @@ from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value, w
 
 __all__ = ["CVErrorResult", "CompareLearnersResult", "INTERVAL_METHODS", "transformed_ok",
            "skew_shift", "skew_limits", "skew_shrink", "skew_statistic", "skew_terms",
-           "skew_valid", "SKEW_CUBIC_FLOOR"]
+           "skew_test", "skew_cap", "SKEW_CUBIC_FLOOR"]
 
 #: interval methods of a single learner's result (first: the class default)
 INTERVAL_METHODS = ("t", "log", "logit", "normal", "t_skew", "log_skew", "logit_skew")
@@ -154,19 +154,6 @@ def skew_terms(skewness: float, coupling: float) -> tuple[float, float | None]:
     return (3 * coupling - skewness) / 2, coupling
 
 
-def skew_valid(q: float, skewness: float, c: float = 0.0,
-               coupling: float | None = None) -> bool:
-    """Whether both limits of :func:`skew_limits` at quantile ``q`` stay before the flat
-    point x = −1/A of Hall's cubic (1 + 3A(±q − B) > 0). Past it the one-term expansion
-    no longer describes T and the limit grows without bound (a noisy γ̂ or ρ̂ near ±1
-    would make the interval arbitrarily wide); ``compare_learners`` then shrinks the
-    cubic (:func:`skew_shrink`) and says so in a note."""
-    if not np.isfinite(skewness):
-        return False
-    A, B = _hall_coefficients(skewness, c, coupling)
-    return bool(1 + 3 * A * (q - B) > 0 and 1 + 3 * A * (-q - B) > 0)
-
-
 def skew_statistic(t: float, skewness: float, c: float = 0.0,
                    coupling: float | None = None, q: float | None = None,
                    floor: float | None = None) -> float:
@@ -181,6 +168,25 @@ def skew_statistic(t: float, skewness: float, c: float = 0.0,
         return float(t)
     A, B = _hall_coefficients(skewness, c, coupling, q, floor)
     return float(t + A * t * t + A * A * t ** 3 / 3 + B)
+
+
+def skew_cap(floor: float = SKEW_CUBIC_FLOOR) -> float:
+    """Largest long-side multiplier of the shrunk cubic in units of q + |B|:
+    3(1 − floor^{1/3})/(1 − floor) (:func:`skew_shrink`; ≈ 1.71 at the default)."""
+    return 3 * (1 - floor ** (1 / 3)) / (1 - floor)
+
+
+def skew_test(stat: float, skewness: float, coupling: float,
+              q: float) -> tuple[float, float, float]:
+    """(h(T), γ, λ) of the coupling-corrected test at t quantile ``q``: γ and ρ from
+    :func:`skew_terms`, the cubic shrunk to :data:`SKEW_CUBIC_FLOOR` (λ from
+    :func:`skew_shrink`). Without a finite ρ̂: (T, γ̂₁, NaN), the uncorrected test.
+    ``compare_learners`` computes its p-value 2·P(t_ν > |h|) so."""
+    gamma, rho = skew_terms(skewness, coupling)
+    if rho is None:
+        return float(stat), float(gamma), float("nan")
+    h = skew_statistic(stat, gamma, coupling=rho, q=q, floor=SKEW_CUBIC_FLOOR)
+    return h, float(gamma), skew_shrink(q, gamma, coupling=rho)
 
 
 def skew_limits(q: float, skewness: float, c: float = 0.0,
