@@ -138,7 +138,8 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     h, gamma, shrink = skew_test(stat, skew1, rho, critical_value(args.confidence_level, df))
     if args.interval == "t_skew" and shrink < 1:
         notes.add(f"the estimated skewness ({gamma:.2g}) and coupling ({rho:.2g}) of the "
-                  "difference are large for a one-term correction: it was shrunk by "
+                  "difference (each used clipped to [-1, 1]) are large for a one-term "
+                  "correction: it was shrunk by "
                   f"{shrink:.2f} so that the longer interval side is at most "
                   f"≈{skew_cap():.1f}× the t interval's.")
     p_t, p_skew = (float(2 * stats.t.sf(abs(x), df)) if np.isfinite(x) else float("nan")
