@@ -21,7 +21,12 @@ import evalstats as es
 from evalstats._warnings import UndefinedEstimateWarning
 from evalstats.active import ActiveEvaluator, active_design, active_evaluate, estimate_from_labels
 from evalstats.active._batches import BatchDesign, design_sample
-from evalstats.active._design import inclusion_probabilities, pareto_sample, spec_coefficients
+from evalstats.active._design import (
+    inclusion_probabilities,
+    largest,
+    pareto_sample,
+    spec_coefficients,
+)
 from evalstats.active._intervals import interval
 from evalstats.active._measures import measure_spec
 from evalstats.active._proposals import pool_iv
@@ -67,6 +72,39 @@ def test_pareto_sample_has_fixed_size_and_near_target_inclusion():
         assert len(s) == 4 == len(set(s.tolist()))
         counts[s] += 1
     np.testing.assert_allclose(counts / 20_000, pi, atol=0.02)
+
+
+@pytest.mark.parametrize("kind", ["beta", "ties", "heavy_top", "uniform"])
+def test_largest_is_the_full_partition_on_large_pools(kind):
+    """``largest`` (threshold from a subsample, then one pass) returns the same set as a
+    full ``argpartition`` — on skewed, tied, top-heavy and flat values of 400,000 items,
+    for k from 1 to 20,000 (the fallback path: 8k > N or too few values pass)."""
+    rng = np.random.default_rng(5)
+    size = 400_000
+    v = {"beta": rng.beta(0.3, 8, size),
+         "ties": np.round(rng.random(size), 2),
+         "heavy_top": np.concatenate([np.full(3000, 1.0), rng.random(size - 3000) * 1e-3]),
+         "uniform": np.full(size, 0.25)}[kind]
+    for k in (1, 7, 1001, 3000, 20_000, 60_000):
+        got = largest(v, k)
+        assert got.shape == (k,) and np.unique(got).shape == (k,)
+        ref = np.argpartition(v, size - k)[size - k:]
+        kth = np.sort(v[ref])[0]                  # the k-th largest value
+        assert np.all(v[got] >= kth)              # same set up to ties at the k-th value
+        np.testing.assert_array_equal(np.sort(v[got]), np.sort(v[ref]))
+
+
+def test_pareto_sample_on_a_large_pool_takes_the_smallest_keys():
+    """Past ``LARGEST_SUBSAMPLE_FROM`` items the n smallest Pareto keys are found through
+    ``largest``: the sample equals the brute-force sort of the keys (same random draws)."""
+    size, n = 300_000, 500
+    pi = inclusion_probabilities(np.random.default_rng(2).beta(0.3, 8, size), n, 0.1)
+    s = pareto_sample(pi, n, np.random.default_rng(9))
+    u = np.random.default_rng(9).random(size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        key = (u / (1 - u)) * ((1 - pi) / pi)
+    key[pi >= 1] = -1.0
+    np.testing.assert_array_equal(s, np.sort(np.argsort(key, kind="stable")[:n]))
 
 
 def test_size_measure_power_takes_the_head_of_a_rare_pool_with_certainty():
