@@ -43,6 +43,9 @@ SAMPLINGS = ("pareto", "poisson")
 #: π ∝ (expected squared residual)^p; p = ½ minimises the linearised variance
 SIZE_POWER = 0.7
 
+#: items per block where a pass over the pool would otherwise allocate a full-size temporary
+_BLOCK = 1 << 20
+
 
 def inclusion_probabilities(shape: np.ndarray, n: float, epsilon: float) -> np.ndarray:
     """Capped πps probabilities: ``π = min(1, c·shape')`` with ``Σ π = n``.
@@ -228,7 +231,7 @@ class StrataModel:
         # systematic subsample of at most 200,000 scores; ties share a stratum
         fracs = 1.0 - 0.5 ** np.arange(1, n_strata)
         n_top = min(n, max(int(n * 0.5 ** 6), 1))
-        top = np.sort(np.partition(scores, n - n_top)[n - n_top:])
+        top = np.sort(scores[largest(scores, n_top)])      # no full-size copy of the scores
         sub = scores if n <= 200_000 else scores[np.linspace(0, n - 1, 200_000).astype(int)]
         cuts = []
         for fr in fracs:
@@ -237,9 +240,22 @@ class StrataModel:
                 break
             cuts.append(top[int(n_top - above)] if above <= n_top else np.quantile(sub, fr))
         cuts = np.unique(np.asarray(cuts, dtype=float))
-        self.stratum = np.searchsorted(cuts, scores, side="left").astype(np.int64)
         n_strata = len(cuts) + 1
-        self.prior = np.clip(prior, 0.0, 1.0)
+        # one byte per item, filled block by block: a 10-million pool's session must open
+        # in ≤ 500 MB, and an int64 stratum index plus a clipped copy of the scores cost
+        # 160 MB (benchmarks/active_session_scale.py)
+        self.stratum = np.empty(n, dtype=np.int8 if n_strata < 128 else np.int32)
+        prior = np.asarray(prior, dtype=float)
+        in_range = prior.size == 0 or (float(prior.min()) >= 0.0 and float(prior.max()) <= 1.0)
+        self.prior = prior if in_range else np.clip(prior, 0.0, 1.0)     # read-only here
+        counts, sums = np.zeros(n_strata), np.zeros(n_strata)
+        for a in range(0, n, _BLOCK):
+            s = np.searchsorted(cuts, scores[a:a + _BLOCK], side="left")
+            self.stratum[a:a + _BLOCK] = s
+            counts += np.bincount(s, minlength=n_strata)
+            sums += np.bincount(s, weights=self.prior[a:a + _BLOCK], minlength=n_strata)
+        #: the model's mean per stratum, m̄₀_s (floored at 1e-6)
+        self.stratum_mean = np.maximum(sums / np.maximum(counts, 1), 1e-6)
         self.kappa = float(kappa)
         self.n_strata = n_strata
 
@@ -256,8 +272,6 @@ class StrataModel:
         s = self.stratum[idx]
         n_s = np.bincount(s, minlength=self.n_strata).astype(float)
         y_s = np.bincount(s, weights=y, minlength=self.n_strata)
-        m_s = np.bincount(self.stratum, weights=self.prior, minlength=self.n_strata) / \
-            np.maximum(np.bincount(self.stratum, minlength=self.n_strata), 1)
-        m_s = np.maximum(m_s, 1e-6)
+        m_s = self.stratum_mean
         ratio = (self.kappa * m_s + y_s) / (self.kappa + n_s) / m_s
         return np.clip(self.prior * ratio[self.stratum], 0.0, 1.0)

@@ -31,7 +31,7 @@ from ._ht import ESTIMATORS
 from ._measures import MeasureSpec, companion_specs, measure_spec
 from ._proposal import PROPOSALS, build_proposal
 from ._proposals import Pool, Proposal, pool_iv
-from ._state import StateStore, pool_arrays
+from ._state import StateStore, is_range, pool_arrays
 
 __all__ = ["ActiveEvaluator"]
 
@@ -230,6 +230,9 @@ class ActiveEvaluator(PPSMixin):
         meta, pool_cols, draws, labels = store.load()
         cfg = meta["config"]
         scores, preds, variance, ids = pool_arrays(pool_cols, meta)
+        del pool_cols
+        if ids.ndim == 1 and is_range(ids):   # default ids: a RangeIndex, no 80 MB copy
+            ids = None
         self = cls(scores, cfg["measure"], predictions=preds, ids=ids,
                    beta=cfg["beta"], alpha=cfg["alpha"], variance=variance,
                    proposal=cfg["proposal"], epsilon=cfg["epsilon"],

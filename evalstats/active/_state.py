@@ -108,7 +108,7 @@ def _package_version() -> str:
 
 # -- pool columns as binary blocks -----------------------------------------------------------
 
-def _is_range(arr: np.ndarray, block: int = 1 << 20) -> bool:
+def is_range(arr: np.ndarray, block: int = 1 << 20) -> bool:
     """Whether ``arr`` is ``0, 1, ..., n-1`` (checked block by block, no full-size copy)."""
     if arr.dtype.kind not in "iu":
         return False
@@ -133,7 +133,7 @@ def _encode_column(values: Any) -> tuple[str, Any]:
     ``"range"`` (``0..n-1``, nothing stored), ``"utf8"`` (NUL-separated) or ``"json"``."""
     arr = np.asarray(values)
     if arr.dtype.kind in "biuf":
-        if arr.ndim == 1 and _is_range(arr):
+        if arr.ndim == 1 and is_range(arr):
             return "range", b""
         if arr.dtype.kind == "f" and arr.ndim == 1 and _is_small_integers(arr):
             arr = arr.astype(np.int8)        # class predictions: 1 byte per item
