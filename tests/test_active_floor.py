@@ -184,3 +184,32 @@ def test_exactly_known_zero_is_on_the_boundary():
     lo, hi = interval(r["estimate"], r["std_error"], bounded=True, level=0.95, method="logit",
                 n_eff=r["n_eff"])
     assert lo == 0.0 and hi > 0.0
+
+
+def test_anticipated_totals_over_several_pool_blocks_match_the_formula():
+    """``anticipated_totals`` sums block by block (``POOL_BLOCK`` items at a time); on
+    2.3 million items (three blocks), two models and two prediction columns each group's
+    total equals the formula evaluated at once, with the centring line from numpy's
+    ``polyfit`` (an independent least-squares fit)."""
+    from evalstats.active._batches import anticipated_totals
+    from evalstats.active._design import POOL_BLOCK
+
+    rng = np.random.default_rng(12)
+    size = 2 * POOL_BLOCK + 200_000
+    pi = np.where(rng.random(size) < 0.01, 1.0, rng.beta(0.5, 30, size))
+    pi[:5] = 0.0                                          # never drawn: no contribution
+    mu = rng.beta(0.4, 6, size)
+    cands = [np.clip(mu * 1.5, 0, 1), rng.beta(0.5, 5, size)]
+    preds = np.column_stack([(mu > 0.3), (rng.random(size) < 0.2)]).astype(float)
+    got = anticipated_totals(pi, cands, mu, preds, centre=True)
+    t = np.where(pi > 0, (1 - pi) / np.where(pi > 0, pi, 1), 0.0)
+    for j in range(2):
+        for g, total in ((1, got["antic_f"][j]), (0, got["antic_f0"][j])):
+            s = preds[:, j] == g
+            best = 0.0
+            for c in cands:
+                gam, dlt = np.polyfit(mu[s], c[s] - mu[s], 1)
+                e2 = c[s] * (1 - c[s]) + (c[s] - mu[s] - dlt - gam * mu[s]) ** 2
+                best = max(best, float(np.sum(t[s] * e2)))
+            np.testing.assert_allclose(total, best, rtol=1e-7)
+    np.testing.assert_allclose(got["antic_0"], got["antic_f"][0] + got["antic_f0"][0])

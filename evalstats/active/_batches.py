@@ -16,6 +16,7 @@ import numpy as np
 from .._validation import check_option, fail
 from ._calibration import apply_recalibration, fit_recalibration
 from ._design import (
+    POOL_BLOCK,
     StrataModel,
     coefficients_at,
     inclusion_probabilities,
@@ -222,26 +223,20 @@ def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
     (``g = 1``) and ``antic_f0`` (``g = 0``) per model column ``j`` and ``antic_0`` (both
     groups of column 0).
     """
-    t = _anticipated_terms(pi, np.ones_like(pi))
     preds = np.asarray(preds, dtype=float).reshape(pi.shape[0], -1)
-
-    def sums(vec: np.ndarray) -> tuple[np.ndarray, float]:
-        """(group-1 sums per model column, total): one vector at a time, no (k, N) copy."""
-        return vec @ preds, float(vec.sum())
-
-    # Σ t(d − δ − γμ)² = Σ t d² − 2δ Σ t d − 2γ Σ t d μ + δ² Σ t + 2δγ Σ t μ + γ² Σ t μ²,
-    # with d = m* − μ and (δ, γ) from Σ d, Σ d μ, Σ μ, Σ μ², n of the group
-    tm = t * mu
-    base = [sums(t), sums(tm), sums(tm * mu), sums(mu), sums(mu * mu)]
-    per = []
-    for c in cands:
-        d = c - mu
-        td = t * d
-        vd = c * (1.0 - c)
-        vd *= t
-        vd += td * d
-        per.append([sums(vd), sums(td), sums(td * mu), sums(d), sums(d * mu)])
-        del d, td, vd
+    # (group-1 sums per model column, total) of each vector of _anticipated_vectors, pool
+    # block by pool block (a 10-million pool would otherwise hold ~10 full-size temporaries)
+    n_vec = 5 * (1 + len(cands))
+    g1, tot_all = np.zeros((n_vec, preds.shape[1])), np.zeros(n_vec)
+    for a in range(0, pi.shape[0], POOL_BLOCK):
+        blk = slice(a, a + POOL_BLOCK)
+        for k, vec in enumerate(_anticipated_vectors(pi[blk], mu[blk],
+                                                     [c[blk] for c in cands])):
+            g1[k] += vec @ preds[blk]
+            tot_all[k] += float(vec.sum())
+    sums = [(g1[k], float(tot_all[k])) for k in range(n_vec)]
+    base = sums[:5]
+    per = [sums[5 * (i + 1):5 * (i + 2)] for i in range(len(cands))]
     n1 = preds.sum(axis=0)
     a1, a0 = [], []
     for j in range(preds.shape[1]):
@@ -271,13 +266,24 @@ def _group_sum(s: tuple[np.ndarray, float], j: int, g: int) -> float:
     return float(s[0][j]) if g == 1 else s[1] - float(s[0][j])
 
 
-def _anticipated_terms(pi: np.ndarray, vres: np.ndarray) -> np.ndarray:
-    """``(1 − π)/π · v`` (0 where ``π = 0``: such items are flagged, not estimated)."""
+def _anticipated_vectors(pi: np.ndarray, mu: np.ndarray, cands: list[np.ndarray]):
+    """The per-item terms whose sums :func:`anticipated_totals` needs, one at a time:
+    ``t, tμ, tμ², μ, μ²`` with ``t = (1 − π)/π`` (0 where ``π = 0``: such items are flagged,
+    not estimated), then per model ``m*`` (``d = m* − μ``) ``t[m*(1 − m*) + d²], td, tdμ, d,
+    dμ``. Σ t(d − δ − γμ)² = Σ t d² − 2δ Σ t d − 2γ Σ t d μ + δ² Σ t + 2δγ Σ t μ + γ² Σ t μ²,
+    with (δ, γ) from Σ d, Σ d μ, Σ μ, Σ μ² and the group's size."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = (1.0 - pi) / pi
-    out[pi <= 0] = 0.0
-    out *= vres
-    return out
+        t = (1.0 - pi) / pi
+    t[pi <= 0] = 0.0
+    tm = t * mu
+    yield from (t, tm, tm * mu, mu, mu * mu)
+    for c in cands:
+        d = c - mu
+        td = t * d
+        vd = c * (1.0 - c)
+        vd *= t
+        vd += td * d
+        yield from (vd, td, td * mu, d, d * mu)
 
 
 def design_sample(item_ids: np.ndarray, labels: np.ndarray, preds: np.ndarray,

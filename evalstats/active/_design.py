@@ -44,7 +44,7 @@ SAMPLINGS = ("pareto", "poisson")
 SIZE_POWER = 0.7
 
 #: items per block where a pass over the pool would otherwise allocate a full-size temporary
-_BLOCK = 1 << 20
+POOL_BLOCK = 1 << 20
 
 
 def inclusion_probabilities(shape: np.ndarray, n: float, epsilon: float) -> np.ndarray:
@@ -249,11 +249,11 @@ class StrataModel:
         in_range = prior.size == 0 or (float(prior.min()) >= 0.0 and float(prior.max()) <= 1.0)
         self.prior = prior if in_range else np.clip(prior, 0.0, 1.0)     # read-only here
         counts, sums = np.zeros(n_strata), np.zeros(n_strata)
-        for a in range(0, n, _BLOCK):
-            s = np.searchsorted(cuts, scores[a:a + _BLOCK], side="left")
-            self.stratum[a:a + _BLOCK] = s
+        for a in range(0, n, POOL_BLOCK):
+            s = np.searchsorted(cuts, scores[a:a + POOL_BLOCK], side="left")
+            self.stratum[a:a + POOL_BLOCK] = s
             counts += np.bincount(s, minlength=n_strata)
-            sums += np.bincount(s, weights=self.prior[a:a + _BLOCK], minlength=n_strata)
+            sums += np.bincount(s, weights=self.prior[a:a + POOL_BLOCK], minlength=n_strata)
         #: the model's mean per stratum, m̄₀_s (floored at 1e-6)
         self.stratum_mean = np.maximum(sums / np.maximum(counts, 1), 1e-6)
         self.kappa = float(kappa)
