@@ -31,7 +31,6 @@ writes ``active_model_probe.csv`` (one row per pool × method × budget) and
 
 from __future__ import annotations
 
-import argparse
 import sys
 import warnings
 from pathlib import Path
@@ -41,6 +40,7 @@ import pandas as pd
 from scipy import optimize, special
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _runs import output_dir, pooled_runs_parser  # noqa: E402
 from active_benchmark import RESULTS, load_pools, truth  # noqa: E402
 
 from evalstats.active import ActiveEvaluator  # noqa: E402
@@ -220,16 +220,11 @@ def summarise(raw, truths):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=30)
+    ap = pooled_runs_parser(__doc__, 30, 1426,
+                            "pool these raw files (runs over other pools) into the summary")
     ap.add_argument("--pools", default=POOLS)
-    ap.add_argument("--seed", type=int, default=1426)
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--combine", nargs="+", default=None, metavar="RAW",
-                    help="pool these raw files (runs over other pools) into the summary")
     a = ap.parse_args(argv)
-    out = Path(a.out) if a.out else RESULTS
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(a.out)
     if a.combine:
         raw = pd.concat([pd.read_csv(f) for f in a.combine], ignore_index=True)
         names = list(dict.fromkeys(raw.pool))

@@ -15,18 +15,16 @@ Usage: ``python benchmarks/cv_compare_nb_check.py [--reps R] [--seed S] [--out D
 
 from __future__ import annotations
 
-import argparse
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _runs import output_dir, pooled_runs_parser
 from sklearn.dummy import DummyClassifier
 from sklearn.naive_bayes import GaussianNB
 
 from evalstats.cv_variance import compare_learners
 
-RESULTS = Path(__file__).resolve().parent / "results"
 N, G = 60, 15
 
 
@@ -87,15 +85,10 @@ def summarise(raw, theta):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=120)
-    ap.add_argument("--seed", type=int, default=11)
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--combine", nargs="+", default=None, metavar="RAW_CSV",
-                    help="pool these raw files (runs with different --seed); no new runs")
+    ap = pooled_runs_parser(__doc__, 120, 11,
+                            "pool these raw files (runs with different --seed); no new runs")
     a = ap.parse_args(argv)
-    out = Path(a.out) if a.out else RESULTS
-    out.mkdir(exist_ok=True)
+    out = output_dir(a.out)
     raw = (pd.concat([pd.read_csv(p) for p in a.combine], ignore_index=True) if a.combine
            else replicate(a.reps, a.seed))
     theta, theta_se = truth(np.random.default_rng(99))
