@@ -466,6 +466,10 @@ def main(argv=None) -> int:
         return 0
     reps = 10 if args.quick else args.reps
     pools = load_pools(args.pools.split(","))
+    if not pools:
+        print(f"none of the pools {args.pools} could be built (their datasets are missing); "
+              "nothing to run")
+        return 1
     methods = args.methods.split(",")
     if any(m.startswith("oasis") for m in methods) and not import_oasis():
         methods = [m for m in methods if not m.startswith("oasis")]

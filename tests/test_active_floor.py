@@ -213,3 +213,72 @@ def test_anticipated_totals_over_several_pool_blocks_match_the_formula():
                 best = max(best, float(np.sum(t[s] * e2)))
             np.testing.assert_allclose(total, best, rtol=1e-7)
     np.testing.assert_allclose(got["antic_0"], got["antic_f"][0] + got["antic_f0"][0])
+
+
+def test_floor_sides_follow_the_third_cumulant_by_hand():
+    """Each prediction group's floor goes to the side where its unseen rare labels move the
+    measure (``sign(k_g κ₃_g)``), with the share ``1/(1 + γ_g²)`` on the other side; the
+    third cumulant is ``Σ (1 − π)(1 − 2π)/π² · m*(1 − m*)(1 − 2m*)`` under one of the two
+    models of ``y`` (the one that set the group's total). Rare positives in both groups
+    here (κ₃ > 0); for F1, ``k₁ = 1 − Ĝ/2 > 0`` and ``k₀ = −Ĝ/2 < 0``: group 1's floor
+    belongs to the upper side, group 0's to the lower."""
+    rng = np.random.default_rng(3)
+    n_pool, n = 4000, 300
+    m = np.clip(rng.beta(0.3, 12, n_pool), 1e-4, 1 - 1e-4)
+    f = (rng.random(n_pool) < 0.1).astype(float)
+    y = (rng.random(n_pool) < m).astype(float)
+    ev = ActiveEvaluator(m, "f1", predictions=f, rng=2, design="pps", adaptive=False)
+    ids = ev.query(n)
+    ev.update(ids, y[ids])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sample, _ = ev._pps_sample()
+    bt = sample.batches[0]
+    pi = np.asarray(ev._last.q) * n
+    pi_s = np.asarray(ev._draw_q)
+    t3 = np.where(pi > 0, (1 - pi) * (1 - 2 * pi) / np.where(pi > 0, pi, 1) ** 2, 0.0)
+    m_f = ev._pps.model.probabilities(np.asarray(ids), y[ids])
+    m_r = apply_recalibration(m, fit_recalibration(m[ids], y[ids], pi_s ** -0.5))
+    for g, key in ((1, "antic_skew_f"), (0, "antic_skew_f0")):
+        s = f == g
+        hand = [np.sum(t3[s] * c[s] * (1 - c[s]) * (1 - 2 * c[s])) for c in (m_f, m_r)]
+        assert min(abs(bt[key][0] / h - 1) for h in hand) < 1e-6
+        assert bt[key][0] > 0                         # rare positives: right-skewed error
+    spec = ev._spec
+    r = sample.estimate(spec)
+    g_hat = r["estimate"]
+    v1 = (1 - g_hat / 2) ** 2 * bt["antic_f"][0]
+    v0 = (g_hat / 2) ** 2 * bt["antic_f0"][0]
+    gam1 = bt["antic_skew_f"][0] / bt["antic_f"][0] ** 1.5
+    gam0 = bt["antic_skew_f0"][0] / bt["antic_f0"][0] ** 1.5
+    no_floor = dict(bt, antic_0=0.0, antic_f=[0.0], antic_f0=[0.0])
+    se_design = type(sample)(**{**sample.__dict__, "batches": [no_floor]}).estimate(
+        spec)["std_error"]
+    assert r["std_error"] > se_design                # the floor binds in this draw
+    b2 = (v1 + v0) / r["std_error"] ** 2             # B̂², from the both-groups floor
+    np.testing.assert_allclose(r["se_high"] ** 2 * b2,
+                               max(se_design ** 2 * b2, v1 + v0 / (1 + gam0 ** 2)), rtol=1e-9)
+    np.testing.assert_allclose(r["se_low"] ** 2 * b2,
+                               max(se_design ** 2 * b2, v0 + v1 / (1 + gam1 ** 2)), rtol=1e-9)
+    # a batch recorded before the third cumulant existed keeps the floor on both sides
+    old = {k: v for k, v in bt.items() if not k.startswith("antic_skew")}
+    r_old = type(sample)(**{**sample.__dict__, "batches": [old]}).estimate(spec)
+    assert r_old["se_low"] == r_old["se_high"] == pytest.approx(r["std_error"], rel=1e-12)
+
+
+def test_interval_sides_use_their_own_standard_errors():
+    """``interval(se_low=, se_high=)``: each limit is the method's one-sided limit at its own
+    standard error; equal sides give the symmetric interval."""
+    from evalstats.active._intervals import interval, wilson
+
+    kw = dict(bounded=True, level=0.95, n_eff=50.0, ess=80.0)
+    for method in ("wilson", "logit", "linear"):
+        sym = interval(0.3, 0.05, method=method, **kw)
+        assert interval(0.3, 0.05, method=method, se_low=0.05, se_high=0.05, **kw) == sym
+        lo_only = interval(0.3, 0.02, method=method, **kw)
+        hi_only = interval(0.3, 0.08, method=method, **kw)
+        got = interval(0.3, 0.08, method=method, se_low=0.02, se_high=0.08, **kw)
+        assert got == (lo_only.low, hi_only.high)
+    z = 1.959963984540054
+    w = wilson(0.3, 0.3 * 0.7 / 0.02 ** 2, z)
+    assert interval(0.3, 0.08, method="wilson", se_low=0.02, se_high=0.08, **kw).low == w.low

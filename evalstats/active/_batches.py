@@ -220,13 +220,18 @@ def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
     (Särndal et al. 1992, §12.2, for one model).
     Under the batch's own model (``m* = μ``) this is ``Σ (1 − π)/π · μ(1 − μ)``; in a
     Horvitz–Thompson batch without calibration ``Σ (1 − π)/π · m*``. Returns ``antic_f``
-    (``g = 1``) and ``antic_f0`` (``g = 0``) per model column ``j`` and ``antic_0`` (both
-    groups of column 0).
+    (``g = 1``) and ``antic_f0`` (``g = 0``) per model column ``j``, ``antic_0`` (both
+    groups of column 0), and ``antic_skew_f`` / ``antic_skew_f0``: under the model that gave
+    the group's total, the third cumulant ``Σ (1 − π)(1 − 2π)/π² · m*(1 − m*)(1 − 2m*)`` of
+    the group's error. Positive (rare positives: a sample typically misses some and
+    under-estimates the total, and now and then draws one at weight ``1/π``) or negative
+    (rare negatives); its sign tells :meth:`~._ht.DesignSample.estimate` on which side of
+    the estimate the floor belongs.
     """
     preds = np.asarray(preds, dtype=float).reshape(pi.shape[0], -1)
     # (group-1 sums per model column, total) of each vector of _anticipated_vectors, pool
     # block by pool block (a 10-million pool would otherwise hold ~10 full-size temporaries)
-    n_vec = 5 * (1 + len(cands))
+    n_vec = 5 + _PER_MODEL * len(cands)
     g1, tot_all = np.zeros((n_vec, preds.shape[1])), np.zeros(n_vec)
     for a in range(0, pi.shape[0], POOL_BLOCK):
         blk = slice(a, a + POOL_BLOCK)
@@ -236,29 +241,39 @@ def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
             tot_all[k] += float(vec.sum())
     sums = [(g1[k], float(tot_all[k])) for k in range(n_vec)]
     base = sums[:5]
-    per = [sums[5 * (i + 1):5 * (i + 2)] for i in range(len(cands))]
+    per = [sums[5 + _PER_MODEL * i:5 + _PER_MODEL * (i + 1)] for i in range(len(cands))]
     n1 = preds.sum(axis=0)
-    a1, a0 = [], []
+    a1, a0, k1, k0 = [], [], [], []
     for j in range(preds.shape[1]):
         tot = {1: 0.0, 0: 0.0}
+        skew = {1: 0.0, 0: 0.0}
         n_of = {1: float(n1[j]), 0: float(preds.shape[0] - n1[j])}
         for g in (1, 0):
             s_t, s_tm, s_tmm, s_m, s_mm = (_group_sum(s, j, g) for s in base)
             n = n_of[g]
-            for rows in per:
-                s_vd, s_td, s_tdm, s_d, s_dm = (_group_sum(s, j, g) for s in rows)
+            for i, rows in enumerate(per):
+                s_vd, s_td, s_tdm, s_d, s_dm, s_k3 = (_group_sum(s, j, g) for s in rows)
                 delta = gamma = 0.0
                 if centre and n > 0:
                     var_m = s_mm - s_m * s_m / n
                     if var_m > 1e-12 * max(s_mm, 1e-300):
                         gamma = (s_dm - s_d * s_m / n) / var_m
                     delta = (s_d - gamma * s_m) / n
-                total = (s_vd - 2.0 * delta * s_td - 2.0 * gamma * s_tdm + delta * delta * s_t
-                         + 2.0 * delta * gamma * s_tm + gamma * gamma * s_tmm)
-                tot[g] = max(tot[g], float(total))
+                total = float(s_vd - 2.0 * delta * s_td - 2.0 * gamma * s_tdm
+                              + delta * delta * s_t + 2.0 * delta * gamma * s_tm
+                              + gamma * gamma * s_tmm)
+                if i == 0 or total > tot[g]:
+                    tot[g], skew[g] = max(total, tot[g]), s_k3
         a1.append(tot[1])
         a0.append(tot[0])
-    return dict(antic_0=a1[0] + a0[0], antic_f=a1, antic_f0=a0)
+        k1.append(float(skew[1]))
+        k0.append(float(skew[0]))
+    return dict(antic_0=a1[0] + a0[0], antic_f=a1, antic_f0=a0, antic_skew_f=k1,
+                antic_skew_f0=k0)
+
+
+#: per-item vectors of :func:`_anticipated_vectors` for each model of ``y``
+_PER_MODEL = 6
 
 
 def _group_sum(s: tuple[np.ndarray, float], j: int, g: int) -> float:
@@ -270,20 +285,25 @@ def _anticipated_vectors(pi: np.ndarray, mu: np.ndarray, cands: list[np.ndarray]
     """The per-item terms whose sums :func:`anticipated_totals` needs, one at a time:
     ``t, tμ, tμ², μ, μ²`` with ``t = (1 − π)/π`` (0 where ``π = 0``: such items are flagged,
     not estimated), then per model ``m*`` (``d = m* − μ``) ``t[m*(1 − m*) + d²], td, tdμ, d,
-    dμ``. Σ t(d − δ − γμ)² = Σ t d² − 2δ Σ t d − 2γ Σ t d μ + δ² Σ t + 2δγ Σ t μ + γ² Σ t μ²,
-    with (δ, γ) from Σ d, Σ d μ, Σ μ, Σ μ² and the group's size."""
+    dμ`` and the third cumulant ``(1 − π)(1 − 2π)/π² · m*(1 − m*)(1 − 2m*)`` of the item's
+    error ``(y − m*)(I/π − 1)``. Σ t(d − δ − γμ)² = Σ t d² − 2δ Σ t d − 2γ Σ t d μ + δ² Σ t +
+    2δγ Σ t μ + γ² Σ t μ², with (δ, γ) from Σ d, Σ d μ, Σ μ, Σ μ² and the group's size."""
     with np.errstate(divide="ignore", invalid="ignore"):
         t = (1.0 - pi) / pi
+        t3 = t * (1.0 - 2.0 * pi) / pi
     t[pi <= 0] = 0.0
+    t3[pi <= 0] = 0.0
     tm = t * mu
     yield from (t, tm, tm * mu, mu, mu * mu)
     for c in cands:
         d = c - mu
         td = t * d
         vd = c * (1.0 - c)
+        skew = vd * (1.0 - 2.0 * c)
+        skew *= t3
         vd *= t
         vd += td * d
-        yield from (vd, td, td * mu, d, d * mu)
+        yield from (vd, td, td * mu, d, d * mu, skew)
 
 
 def design_sample(item_ids: np.ndarray, labels: np.ndarray, preds: np.ndarray,

@@ -142,6 +142,12 @@ class ActiveEstimate(EvalResult):
         ``"with_replacement"`` (the papers') or ``"pps"`` (without replacement).
     n_eff : float
         Effective sample size used by the Wilson interval on the boundary.
+    std_error_low, std_error_high : float
+        Without-replacement design: the standard errors of the interval's lower and upper
+        side. ``std_error`` carries the model-anticipated variance floor of both prediction
+        groups; each side carries only the floors of the groups whose unseen rare labels
+        would move the measure that way (see :mod:`evalstats.active._ht`). NaN: both
+        sides use ``std_error``.
 
     Methods
     -------
@@ -164,6 +170,8 @@ class ActiveEstimate(EvalResult):
     design: str = "with_replacement"
     n_eff: float = float("nan")
     vacuous: bool = False
+    std_error_low: float = float("nan")
+    std_error_high: float = float("nan")
 
     INTERVAL_METHODS: ClassVar[tuple[str, ...]] = INTERVAL_METHODS
     pool_size: int = 0
@@ -178,7 +186,8 @@ class ActiveEstimate(EvalResult):
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         return interval(self.estimate, self.std_error, bounded=self.bounded, level=level,
                         method=method, n_eff=self.n_eff, ess=self.ess, df=self.df,
-                        vacuous=self.vacuous)
+                        vacuous=self.vacuous, se_low=self.std_error_low,
+                        se_high=self.std_error_high)
 
     def _title(self) -> str:
         return f"Active estimate of {self.term}"
@@ -220,7 +229,8 @@ class ActiveEstimate(EvalResult):
                 r = self.sample.estimate(spec, m)
                 lo, hi = interval(r["estimate"], r["std_error"], bounded=spec.kind != "squared",
                                   level=level, method=self.interval_method, n_eff=r["n_eff"],
-                                  ess=r["ess"], df=self.df, vacuous=r.get("vacuous", False))
+                                  ess=r["ess"], df=self.df, vacuous=r.get("vacuous", False),
+                                  se_low=r.get("se_low"), se_high=r.get("se_high"))
                 term = spec.name if m == 0 else f"{model}:{spec.name}"
                 rows.append(dict(term=term, estimate=r["estimate"], std_error=r["std_error"],
                                  conf_low=lo, conf_high=hi, confidence_level=level,
@@ -242,7 +252,8 @@ class ActiveEstimate(EvalResult):
                 lo, hi = interval(r["estimate"], r["std_error"], bounded=self.bounded,
                                   level=self.confidence_level, method=self.interval_method,
                                   n_eff=r["n_eff"], ess=r["ess"],
-                                  vacuous=r.get("vacuous", False))
+                                  vacuous=r.get("vacuous", False), se_low=r.get("se_low"),
+                                  se_high=r.get("se_high"))
                 rows.append(dict(n_draws=int((self.sample.item_batch < k).sum()),
                                  n_labels=int((self.sample.item_batch < k).sum()),
                                  estimate=r["estimate"], conf_low=lo, conf_high=hi))
@@ -334,6 +345,10 @@ class ActiveEstimate(EvalResult):
         return ax
 
 
+#: sides whose standard errors differ by more than this factor are noted in the result
+SIDED_NOTE_RATIO = 1.25
+
+
 def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[str],
                   level: float, proposal_kind: str, epsilon: float, plug_in: float,
                   pool_size: int, call: dict, plot: dict | None = None,
@@ -382,6 +397,14 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                    f"Not identified by this design (reported as NaN, defined=False): "
                    f"{', '.join(undefined)}: some items can never be selected and their "
                    f"labels enter these measures.")
+    lo_se, hi_se = r.get("se_low", float("nan")), r.get("se_high", float("nan"))
+    if (r["defined"] and np.isfinite(lo_se) and np.isfinite(hi_se)
+            and max(lo_se, hi_se) > SIDED_NOTE_RATIO * min(lo_se, hi_se)):
+        notes.add(f"The interval is asymmetric by design: its lower side uses s.e. "
+                  f"{lo_se:.3g} and its upper side {hi_se:.3g} (the reported std. error "
+                  f"{r['std_error']:.3g} carries the variance floor of both prediction groups; "
+                  f"each side carries the floor of the groups whose unseen rare labels would "
+                  f"move {spec.name} that way).")
     if pps:
         n_draws, df = n_labels, None
         label = {"calibrated": "calibrated (GREG) difference",
@@ -404,4 +427,6 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         epsilon=epsilon, plug_in=plug_in, pool_size=pool_size, sample=sample,
         specs=tuple(specs), model_names=tuple(model_names),
         design="pps" if pps else "with_replacement", n_eff=r["n_eff"],
-        vacuous=bool(r.get("vacuous", False)), **(plot or {}))
+        vacuous=bool(r.get("vacuous", False)),
+        std_error_low=float(r.get("se_low", float("nan"))),
+        std_error_high=float(r.get("se_high", float("nan"))), **(plot or {}))

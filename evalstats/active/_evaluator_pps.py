@@ -29,7 +29,10 @@ from ._ht import DesignSample, antic_group0
 __all__ = ["PPSMixin", "BATCH_SCALARS", "BATCH_LISTS", "design_from_table"]
 
 BATCH_SCALARS = ("n_target", "n_unlabeled", "sum_m", "antic_0", "model")
-BATCH_LISTS = ("sum_f", "sum_fm", "antic_f", "zero_f1", "zero_f0", "antic_f0")
+BATCH_LISTS = ("sum_f", "sum_fm", "antic_f", "zero_f1", "zero_f0", "antic_f0", "antic_skew_f",
+               "antic_skew_f0")
+#: batch keys that tables and sessions written before them lack (read as absent)
+_LATER_KEYS = ("antic_f0", "antic_skew_f", "antic_skew_f0")
 
 
 class PPSMixin:
@@ -134,7 +137,11 @@ class PPSMixin:
 def _batch_list(batch: dict[str, Any], key: str, j: int) -> float:
     """``batch[key][j]`` (``antic_f0`` through :func:`._ht.antic_group0`, for sessions saved
     before it existed)."""
-    return antic_group0(batch, j) if key == "antic_f0" else batch[key][j]
+    if key == "antic_f0":
+        return antic_group0(batch, j)
+    if key.startswith("antic_skew") and key not in batch:
+        return 0.0                        # a session saved before the key existed
+    return batch[key][j]
 
 
 def design_from_table(design: pd.DataFrame, y: np.ndarray) -> tuple[DesignSample, list[str]]:
@@ -149,7 +156,7 @@ def design_from_table(design: pd.DataFrame, y: np.ndarray) -> tuple[DesignSample
         row = row.iloc[0]
         stats = {k: float(row[f"batch_{k}"]) for k in BATCH_SCALARS}
         for key in BATCH_LISTS:
-            if key == "antic_f0" and f"batch_{key}_0" not in design.columns:
+            if key in _LATER_KEYS and f"batch_{key}_0" not in design.columns:
                 continue                  # a table exported before the key existed
             stats[key] = [float(row[f"batch_{key}_{j}"]) for j in range(n_models)]
         batches.append(stats)

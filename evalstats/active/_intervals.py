@@ -57,8 +57,14 @@ def wilson(p: float, n: float, z: float) -> ConfidenceInterval:
 
 def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
              n_eff: float, ess: float = float("nan"), df: float | None = None,
-             vacuous: bool = False) -> ConfidenceInterval:
+             vacuous: bool = False, se_low: float | None = None,
+             se_high: float | None = None) -> ConfidenceInterval:
     """The interval for ``est`` with standard error ``se`` (see the module docstring).
+
+    ``se_low`` / ``se_high`` (default ``se``): the standard errors of the lower and the
+    upper side (the without-replacement design puts each prediction group's variance
+    floor on the side where labels it has not seen would move the measure); each limit is
+    the one-sided limit of the method at its own standard error.
 
     An undefined bounded estimate whose sample carries no information on it (``vacuous``:
     no labeled item entered its estimated denominator, e.g. recall with no positive seen)
@@ -78,19 +84,23 @@ def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
         if not np.isfinite(se):
             return ConfidenceInterval(float("nan"), float("nan"))
         return ConfidenceInterval(float(est - z * se), float(est + z * se))
+    s_lo = se if se_low is None or not np.isfinite(se_low) else se_low
+    s_hi = se if se_high is None or not np.isfinite(se_high) else se_high
     interior = 0.0 < est < 1.0 and np.isfinite(se) and se > 0
     if not interior:
         p = min(max(est, 0.0), 1.0)
         lo, hi = wilson(p, n_eff, critical_value(level))
         if np.isfinite(se) and se > 0:      # a standard error is never ignored
-            lo, hi = min(lo, max(p - z * se, 0.0)), max(hi, min(p + z * se, 1.0))
+            lo, hi = min(lo, max(p - z * s_lo, 0.0)), max(hi, min(p + z * s_hi, 1.0))
         return ConfidenceInterval(float(lo), float(hi))
     if method == "wilson":
-        return wilson(est, est * (1.0 - est) / se ** 2, z)
+        def n_star(s: float) -> float:
+            return est * (1.0 - est) / s ** 2 if s > 0 else float("inf")
+        return ConfidenceInterval(wilson(est, n_star(s_lo), z).low,
+                                  wilson(est, n_star(s_hi), z).high)
     if method == "logit":
         t = critical_value(level, max(ess - 1.0, 1.0) if np.isfinite(ess) else df)
-        half = t * se / (est * (1.0 - est))
         centre = np.log(est) - np.log1p(-est)
-        return ConfidenceInterval(float(special.expit(centre - half)),
-                                  float(special.expit(centre + half)))
-    return ConfidenceInterval(float(max(est - z * se, 0.0)), float(min(est + z * se, 1.0)))
+        return ConfidenceInterval(float(special.expit(centre - t * s_lo / (est * (1.0 - est)))),
+                                  float(special.expit(centre + t * s_hi / (est * (1.0 - est)))))
+    return ConfidenceInterval(float(max(est - z * s_lo, 0.0)), float(min(est + z * s_hi, 1.0)))
