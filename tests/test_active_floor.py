@@ -65,20 +65,25 @@ def test_recalibration_ridge_keeps_separable_labels_finite():
     np.testing.assert_allclose(fit_recalibration(m, y, w, ridge=1e6), (0.0, 1.0), atol=1e-4)
 
 
+def _one_batch(m, f, y, n, rng_seed):
+    """One static πps batch of ``n`` labels: (evaluator, ids, design sample, π over the
+    pool, π of the labeled items)."""
+    ev = ActiveEvaluator(m, "f1", predictions=f, rng=rng_seed, design="pps", adaptive=False)
+    ids = ev.query(n)
+    ev.update(ids, y[ids])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sample, _ = ev._pps_sample()
+    return ev, ids, sample, np.asarray(ev._last.q) * n, np.asarray(ev._draw_q)
+
+
 def test_floor_is_the_larger_anticipated_variance_by_hand():
     rng = np.random.default_rng(7)          # a draw where the recalibration sets a floor
     n_pool, n = 40, 15
     m = np.clip(rng.beta(0.6, 3, n_pool), 1e-4, 1 - 1e-4)
     f = (m > 0.4).astype(float)
     y = (rng.random(n_pool) < np.sqrt(m)).astype(float)        # scores overconfident
-    ev = ActiveEvaluator(m, "f1", predictions=f, rng=1, design="pps", adaptive=False)
-    ids = ev.query(n)
-    ev.update(ids, y[ids])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sample, _ = ev._pps_sample()
-    pi = np.asarray(ev._last.q) * n                          # the batch's π over the pool
-    pi_s = np.asarray(ev._draw_q)
+    ev, ids, sample, pi, pi_s = _one_batch(m, f, y, n, rng_seed=1)
     np.testing.assert_allclose(pi[ids], pi_s)
     z = _logit(m[ids])
     w = pi_s ** -0.5 / np.mean(pi_s ** -0.5)                 # RECALIBRATION_WEIGHT_POWER = ½
@@ -227,15 +232,8 @@ def test_floor_sides_follow_the_third_cumulant_by_hand():
     m = np.clip(rng.beta(0.3, 12, n_pool), 1e-4, 1 - 1e-4)
     f = (rng.random(n_pool) < 0.1).astype(float)
     y = (rng.random(n_pool) < m).astype(float)
-    ev = ActiveEvaluator(m, "f1", predictions=f, rng=2, design="pps", adaptive=False)
-    ids = ev.query(n)
-    ev.update(ids, y[ids])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sample, _ = ev._pps_sample()
+    ev, ids, sample, pi, pi_s = _one_batch(m, f, y, n, rng_seed=2)
     bt = sample.batches[0]
-    pi = np.asarray(ev._last.q) * n
-    pi_s = np.asarray(ev._draw_q)
     t3 = np.where(pi > 0, (1 - pi) * (1 - 2 * pi) / np.where(pi > 0, pi, 1) ** 2, 0.0)
     m_f = ev._pps.model.probabilities(np.asarray(ids), y[ids])
     m_r = apply_recalibration(m, fit_recalibration(m[ids], y[ids], pi_s ** -0.5))
