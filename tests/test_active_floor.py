@@ -154,6 +154,30 @@ def test_design_table_without_the_group_zero_total_is_still_read():
     assert got["estimate"] == pytest.approx(new["estimate"], rel=1e-12)
 
 
+def test_design_table_without_the_floor_sides_keeps_the_floor_on_both():
+    """Tables exported before ``batch_antic_skew_f_j`` / ``batch_antic_skew_f0_j`` existed:
+    both interval sides then carry the whole floor (``se_low = se_high = std_error``), while
+    a current table's sides differ (the exported third cumulants are read back)."""
+    from evalstats.active import active_design
+    from evalstats.active._evaluator_pps import design_from_table
+    from evalstats.active._measures import measure_spec
+
+    rng = np.random.default_rng(7)
+    p = rng.beta(0.4, 8, 20_000)
+    y = (rng.random(20_000) < p).astype(float)
+    design = active_design(p, 300, "f1", rng=6)
+    yd = y[design["id"]]
+    spec = measure_spec("f1")
+    cur = design_from_table(design, yd)[0].estimate(spec)
+    assert cur["se_low"] != pytest.approx(cur["se_high"], rel=1e-6)
+    old = design.drop(columns=["batch_antic_skew_f_0", "batch_antic_skew_f0_0"])
+    legacy = design_from_table(old, yd)[0]
+    assert "antic_skew_f" not in legacy.batches[0]
+    got = legacy.estimate(spec)
+    assert got["se_low"] == got["se_high"] == pytest.approx(cur["std_error"], rel=1e-12)
+    assert got["estimate"] == pytest.approx(cur["estimate"], rel=1e-12)
+
+
 def test_exactly_known_zero_is_on_the_boundary():
     """Every predicted positive labeled with certainty and none positive: TP = 0 is known,
     so F1 = 0 exactly (whatever the false negatives). ``Σ_U f·m`` (a pool total) and
