@@ -304,3 +304,25 @@ def test_interval_sides_use_their_own_standard_errors():
     z = 1.959963984540054
     w = wilson(0.3, 0.3 * 0.7 / 0.02 ** 2, z)
     assert interval(0.3, 0.08, method="wilson", se_low=0.02, se_high=0.08, **kw).low == w.low
+
+
+def test_result_reports_both_sides_and_its_interval_uses_them():
+    """``glance()`` carries ``std_error_low``/``std_error_high`` (each ≤ ``std_error``), and
+    ``conf_int()`` is the Wilson interval with each side at its own standard error."""
+    import evalstats as es
+
+    sim = es.datasets.load("sim_pool")
+    y = sim["label"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = es.active_evaluate(sim["prob"], lambda i: y[i], n_labels=300, measure="f1",
+                                 predictions=sim["pred"], rng=1)
+    g = res.glance().iloc[0]
+    assert g["std_error_low"] <= res.std_error + 1e-15
+    assert g["std_error_high"] <= res.std_error + 1e-15
+    expect = interval(res.estimate, res.std_error, bounded=True, level=0.95, method="wilson",
+                      n_eff=res.n_eff, se_low=g["std_error_low"], se_high=g["std_error_high"])
+    assert tuple(res.conf_int()) == pytest.approx(tuple(expect), rel=1e-12)
+    assert tuple(res.conf_int()) != pytest.approx(tuple(interval(
+        res.estimate, res.std_error, bounded=True, level=0.95, method="wilson",
+        n_eff=res.n_eff)), rel=1e-6)          # this sample's sides differ

@@ -209,7 +209,8 @@ class ActiveEstimate(EvalResult):
     def _glance_extra(self) -> dict[str, Any]:
         return dict(n_labels=self.n_labels, n_draws=self.n_draws, ess=self.ess,
                     max_weight_share=self.max_weight_share, proposal=self.proposal_kind,
-                    epsilon=self.epsilon, defined=self.defined, zero_width=self.zero_width)
+                    epsilon=self.epsilon, defined=self.defined, zero_width=self.zero_width,
+                    std_error_low=self.std_error_low, std_error_high=self.std_error_high)
 
     def _extra_tables(self) -> list[tuple[str, pd.DataFrame]]:
         table = self.measures()
