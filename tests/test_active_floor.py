@@ -23,7 +23,9 @@ from scipy import optimize, special
 
 from evalstats.active import ActiveEvaluator
 from evalstats.active._calibration import apply_recalibration, fit_recalibration
+from evalstats.active._evaluator_pps import design_from_table
 from evalstats.active._intervals import interval
+from evalstats.active._measures import measure_spec
 
 Z95 = 1.959963984540054
 
@@ -130,18 +132,21 @@ def test_boundary_interval_keeps_a_large_standard_error():
     assert lo == pytest.approx(proportion_confint(50, 50, 0.05, "wilson")[0])
 
 
+def _exported_design(seed, beta, n_pool, n_labels, rng):
+    """An exported one-batch F1 design table on a Beta(``beta``) pool and its labels."""
+    from evalstats.active import active_design
+
+    gen = np.random.default_rng(seed)
+    p = gen.beta(*beta, n_pool)
+    y = (gen.random(n_pool) < p).astype(float)
+    design = active_design(p, n_labels, "f1", rng=rng)
+    return design, y[design["id"]]
+
+
 def test_design_table_without_the_group_zero_total_is_still_read():
     """Tables exported before ``batch_antic_f0_j`` existed (their seal does not list it):
     the group-0 total is then ``batch_antic_0 − batch_antic_f_j``, what the estimator used."""
-    from evalstats.active import active_design
-    from evalstats.active._evaluator_pps import design_from_table
-    from evalstats.active._measures import measure_spec
-
-    rng = np.random.default_rng(2)
-    p = rng.beta(0.5, 6, 2000)
-    y = (rng.random(2000) < p).astype(float)
-    design = active_design(p, 120, "f1", rng=4)
-    yd = y[design["id"]]
+    design, yd = _exported_design(2, (0.5, 6), 2000, 120, rng=4)
     spec = measure_spec("recall")
     new = design_from_table(design, yd)[0].estimate(spec)
     old = design.drop(columns=["batch_antic_f0_0"])
@@ -158,15 +163,7 @@ def test_design_table_without_the_floor_sides_keeps_the_floor_on_both():
     """Tables exported before ``batch_antic_skew_f_j`` / ``batch_antic_skew_f0_j`` existed:
     both interval sides then carry the whole floor (``se_low = se_high = std_error``), while
     a current table's sides differ (the exported third cumulants are read back)."""
-    from evalstats.active import active_design
-    from evalstats.active._evaluator_pps import design_from_table
-    from evalstats.active._measures import measure_spec
-
-    rng = np.random.default_rng(7)
-    p = rng.beta(0.4, 8, 20_000)
-    y = (rng.random(20_000) < p).astype(float)
-    design = active_design(p, 300, "f1", rng=6)
-    yd = y[design["id"]]
+    design, yd = _exported_design(7, (0.4, 8), 20_000, 300, rng=6)
     spec = measure_spec("f1")
     cur = design_from_table(design, yd)[0].estimate(spec)
     assert cur["se_low"] != pytest.approx(cur["se_high"], rel=1e-6)
@@ -187,7 +184,7 @@ def test_exactly_known_zero_is_on_the_boundary():
     the pool total): the estimate must be 0 and its interval start at 0."""
     import evalstats.active._ht as ht
     from evalstats.active._batches import design_sample
-    from evalstats.active._measures import measure_spec
+
     spec = measure_spec("f1")
     mm = np.array([0.61, 0.55, 0.59, 0.73])
     k = len(mm)

@@ -278,7 +278,6 @@ class DesignSample:
         var = var_bern = 0.0
         var_side = {-1: 0.0, 1: 0.0}        # the interval's lower / upper side
         k1, k0 = f1c1 - g * f1d1, f0c1 - g * f0d1
-        coef1, coef0 = k1 ** 2, k0 ** 2
         wsum, w2sum, wmax = 0.0, 0.0, 0.0
         for k in range(k_used):
             ins = self.item_batch == k
@@ -290,26 +289,22 @@ class DesignSample:
             e = (c1[ins] - g * d1[ins]) * (y[ins] - m[ins] - shift)
             v_k = self._batch_var(e, pi)
             bt = self.batches[k]
-            floor = {-1: 0.0, 1: 0.0}
+            floor = {-1: 0.0, 0: 0.0, 1: 0.0}   # lower side, both groups (std_error), upper
             if "antic_0" in bt:
                 for kg, total, skew in ((k1, bt["antic_f"][model], _skew(bt, "f", model)),
                                         (k0, antic_group0(bt, model), _skew(bt, "f0", model))):
                     side = int(np.sign(kg * skew))
                     gam = skew / total ** 1.5 if total > 0 else 0.0     # the error's skewness
+                    floor[0] += kg * kg * total
                     for sd in (-1, 1):
                         # full weight on the side unseen rare labels move the measure to;
                         # on the other side 1/(1 + γ²): near 1 while the error is roughly
                         # symmetric, near 0 where one rare label at weight 1/π dominates it
                         share = 1.0 if side in (0, sd) else 1.0 / (1.0 + gam * gam)
                         floor[sd] += share * kg * kg * total
-                v_full = max(v_k, coef1 * bt["antic_f"][model]
-                             + coef0 * antic_group0(bt, model))
-            else:
-                v_full = v_k
             for sd in (-1, 1):
                 var_side[sd] += lam[k] ** 2 * max(v_k, floor[sd])
-            v_k = v_full
-            var += lam[k] ** 2 * v_k
+            var += lam[k] ** 2 * max(v_k, floor[0])
             var_bern += lam[k] ** 2 * float(np.sum((1.0 - pi) * (b_true[ins] / pi) ** 2))
             wb = lam[k] * b_true[ins] * (pi < 1) / pi
             wsum, w2sum = wsum + wb.sum(), w2sum + (wb ** 2).sum()
