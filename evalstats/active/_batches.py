@@ -155,6 +155,16 @@ class BatchDesign:
             out.append(dict(bt, **anticipated_totals(
                 pi, [unl.take(c) for c in cands], mu, unl.take(self.pool.preds),
                 self.estimator == "calibrated")))
+            upto = lab_batch <= k             # the items no batch up to k has labeled
+            bases = [self.pool.probs]
+            if k == len(batches) - 1 and len(cands) > 1:
+                bases.append(cands[1])
+            elif lab_pi is not None and int(upto.sum()) >= MIN_RECALIBRATION:
+                bases.append(apply_recalibration(self.pool.probs, fit_recalibration(
+                    self.pool.probs[lab_idx[upto]], lab_y[upto],
+                    np.asarray(lab_pi, float)[upto] ** -RECALIBRATION_WEIGHT_POWER)))
+            out[-1]["never"] = [self.model.predictive(lab_idx[upto], lab_y[upto],
+                                                      self.pool.preds, base=b) for b in bases]
         return out
 
     def proposal(self, pi_full: np.ndarray, g: float, n: int) -> Proposal:

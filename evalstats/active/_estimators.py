@@ -146,8 +146,15 @@ class ActiveEstimate(EvalResult):
         Without-replacement design: the standard errors of the interval's lower and upper
         side. ``std_error`` carries the model-anticipated variance floor of both prediction
         groups; each side carries only the floors of the groups whose unseen rare labels
-        would move the measure that way (see :mod:`evalstats.active._ht`). NaN: both
-        sides use ``std_error``.
+        would move the measure that way. Where those labels are rare events (a group's
+        anticipated error has skewness above ``RARE_SKEW``) that group has no floor, and
+        the interval instead holds ``model_reach`` (see :mod:`evalstats.active._ht`). NaN:
+        both sides use ``std_error``.
+    model_reach : tuple of (float, float)
+        Without-replacement design in the rare-event regime: ``(G̃, σ)`` per predictive
+        model of the never-labeled items — the measure with their labels replaced by the
+        model's expectation, and the s.d. of those labels; ``conf_int(level)`` holds every
+        ``G̃ ± z σ``. Empty otherwise.
 
     Methods
     -------
@@ -172,6 +179,7 @@ class ActiveEstimate(EvalResult):
     vacuous: bool = False
     std_error_low: float = float("nan")
     std_error_high: float = float("nan")
+    model_reach: tuple = ()
 
     INTERVAL_METHODS: ClassVar[tuple[str, ...]] = INTERVAL_METHODS
     pool_size: int = 0
@@ -187,7 +195,7 @@ class ActiveEstimate(EvalResult):
         return interval(self.estimate, self.std_error, bounded=self.bounded, level=level,
                         method=method, n_eff=self.n_eff, ess=self.ess, df=self.df,
                         vacuous=self.vacuous, se_low=self.std_error_low,
-                        se_high=self.std_error_high)
+                        se_high=self.std_error_high, reach=self.model_reach)
 
     def _title(self) -> str:
         return f"Active estimate of {self.term}"
@@ -231,7 +239,8 @@ class ActiveEstimate(EvalResult):
                 lo, hi = interval(r["estimate"], r["std_error"], bounded=spec.kind != "squared",
                                   level=level, method=self.interval_method, n_eff=r["n_eff"],
                                   ess=r["ess"], df=self.df, vacuous=r.get("vacuous", False),
-                                  se_low=r.get("se_low"), se_high=r.get("se_high"))
+                                  se_low=r.get("se_low"), se_high=r.get("se_high"),
+                                  reach=r.get("reach", ()))
                 term = spec.name if m == 0 else f"{model}:{spec.name}"
                 rows.append(dict(term=term, estimate=r["estimate"], std_error=r["std_error"],
                                  conf_low=lo, conf_high=hi, confidence_level=level,
@@ -254,7 +263,7 @@ class ActiveEstimate(EvalResult):
                                   level=self.confidence_level, method=self.interval_method,
                                   n_eff=r["n_eff"], ess=r["ess"],
                                   vacuous=r.get("vacuous", False), se_low=r.get("se_low"),
-                                  se_high=r.get("se_high"))
+                                  se_high=r.get("se_high"), reach=r.get("reach", ()))
                 rows.append(dict(n_draws=int((self.sample.item_batch < k).sum()),
                                  n_labels=int((self.sample.item_batch < k).sum()),
                                  estimate=r["estimate"], conf_low=lo, conf_high=hi))
@@ -399,7 +408,14 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                    f"{', '.join(undefined)}: some items can never be selected and their "
                    f"labels enter these measures.")
     lo_se, hi_se = r.get("se_low", float("nan")), r.get("se_high", float("nan"))
-    if (r["defined"] and np.isfinite(lo_se) and np.isfinite(hi_se)
+    if r["defined"] and r.get("reach"):
+        where = ", ".join(f"{g:.3g} ± {s:.2g}" for g, s in r["reach"])
+        notes.add(f"Labels the sample has not seen are rare events here (fewer than one of them "
+                  f"is expected among the labels), so the interval also holds where a "
+                  f"predictive model of the never-labeled items puts {spec.name}: {where} "
+                  f"(± one s.d. of their labels; around the scores and around their "
+                  f"recalibration). The std. error is the design's.")
+    elif (r["defined"] and np.isfinite(lo_se) and np.isfinite(hi_se)
             and max(lo_se, hi_se) > SIDED_NOTE_RATIO * min(lo_se, hi_se)):
         notes.add(f"The interval is asymmetric by design: its lower side uses s.e. "
                   f"{lo_se:.3g} and its upper side {hi_se:.3g} (the reported std. error "
@@ -430,4 +446,6 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         design="pps" if pps else "with_replacement", n_eff=r["n_eff"],
         vacuous=bool(r.get("vacuous", False)),
         std_error_low=float(r.get("se_low", float("nan"))),
-        std_error_high=float(r.get("se_high", float("nan"))), **(plot or {}))
+        std_error_high=float(r.get("se_high", float("nan"))),
+        model_reach=tuple(tuple(float(v) for v in pair) for pair in r.get("reach", ())),
+        **(plot or {}))

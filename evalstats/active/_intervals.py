@@ -27,6 +27,8 @@ Unbounded measures (squared loss) always get the linear t interval.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from scipy import special
 
@@ -58,7 +60,8 @@ def wilson(p: float, n: float, z: float) -> ConfidenceInterval:
 def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
              n_eff: float, ess: float = float("nan"), df: float | None = None,
              vacuous: bool = False, se_low: float | None = None,
-             se_high: float | None = None) -> ConfidenceInterval:
+             se_high: float | None = None,
+             reach: Sequence[tuple[float, float]] = ()) -> ConfidenceInterval:
     """The interval for ``est`` with standard error ``se`` (see the module docstring).
 
     ``se_low`` / ``se_high`` (default ``se``): the standard errors of the lower and the
@@ -74,7 +77,27 @@ def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
     ``n_eff`` is the design's effective size used on the boundary (or when ``se = 0``);
     ``ess`` the Kish effective sample size for the logit interval's degrees of freedom;
     ``df`` the degrees of freedom of the critical value (``None``: normal).
+
+    ``reach``: pairs ``(G̃, σ)`` — where a model of the never-labeled items puts the measure
+    and the spread of their labels (:meth:`._ht.DesignSample.estimate` in the rare-event
+    regime); the interval is widened to hold each ``G̃ ± z σ`` (normal ``z`` at ``level``).
     """
+    ci = _interval(est, se, bounded=bounded, level=level, method=method, n_eff=n_eff,
+                   ess=ess, df=df, vacuous=vacuous, se_low=se_low, se_high=se_high)
+    if reach and np.isfinite(ci.low) and np.isfinite(ci.high):
+        z = critical_value(level)
+        lo = min([ci.low] + [g - z * s for g, s in reach])
+        hi = max([ci.high] + [g + z * s for g, s in reach])
+        if bounded:
+            lo, hi = max(lo, 0.0), min(hi, 1.0)
+        ci = ConfidenceInterval(float(lo), float(hi))
+    return ci
+
+
+def _interval(est: float, se: float, *, bounded: bool, level: float, method: str,
+              n_eff: float, ess: float, df: float | None, vacuous: bool,
+              se_low: float | None, se_high: float | None) -> ConfidenceInterval:
+    """:func:`interval` before the model's reach."""
     if not np.isfinite(est):
         if vacuous and bounded:
             return ConfidenceInterval(0.0, 1.0)

@@ -257,7 +257,9 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
     workflows, which keep the pool, also floor it under a logistic recalibration of the
     scores refitted on the labels; with overconfident scores that lifted the coverage of
     the one-batch interval at 200 labels from 0.865–0.938 to 0.920–0.948
-    (``sim_overconfident``, 400 seeds, ``benchmarks/README.md``). For such scores prefer
+    (``sim_overconfident``, 400 seeds, ``benchmarks/README.md``). Where unseen labels are
+    rare events they also replace the floor by the reach of a predictive model of the
+    never-labeled items, which needs the pool (``_ht.RARE_SKEW``). For such scores prefer
     :func:`active_evaluate` or a persisted :class:`ActiveEvaluator` session
     (``ActiveEvaluator.open``).
 
