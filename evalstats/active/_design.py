@@ -298,7 +298,10 @@ class StrataModel:
         the truth's 8). With ``P = Σ m₀``, ``Q = Σ m₀²`` over a stratum's unlabeled items
         of the group, the predictive total has mean ``ρ̄ P`` and variance
         ``ρ̄ P − E[ρ²] Q + Var(ρ) P²`` (the Bernoulli variance given ``ρ`` plus the
-        uncertainty of ``ρ``), summed over the independent strata.
+        uncertainty of ``ρ``), summed over the independent strata. The last term is kept
+        only for strata without a labeled event: where events were labeled, the design
+        variance of the estimator already carries the stratum's sampling error (with it
+        everywhere, tweets100k's F1 intervals were 1.5–2× as wide and covered 1.00).
         """
         preds = np.asarray(preds, dtype=float).reshape(self.stratum.shape[0], -1)
         base = self.prior if base is None else base
