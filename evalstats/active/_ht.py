@@ -350,8 +350,8 @@ class DesignSample:
     def _model_reach(self, spec: MeasureSpec, model: int, k_used: int, g_hat: float,
                      a_hat: float, b_hat: float, delta: list, m: np.ndarray
                      ) -> list[tuple[float, float]]:
-        """``[(G̃ − Ĝ, σ), …]``: where a model of the unlabeled items puts the measure, and the
-        spread of its unknown labels (None without the totals).
+        """``[(G̃ − Ĝ, σ), …]``, one per predictive model in the last batch's ``never``:
+        where the model puts the measure, and the spread of the unknown labels.
 
         Batch ``k``'s estimate of a group total is ``Σ_{U_k} m̃ + Σ_{S_k} r̃/π`` (``m̃`` the
         assisting model, ``r̃ = y − m̃``). With the labels of the items no batch drew replaced
@@ -359,23 +359,14 @@ class DesignSample:
         ``Σ_{S_k} y + Σ_{later} y + Σ_{never} m*``, which differs from the estimate by
         ``D_k = −Σ_{S_k} r̃ (1/π − 1) + Σ_{later} y + Σ_{never} m* − Σ_{U_k∖S_k} m̃``.
         ``G̃ = (Â + Σ λ_k c₁ D_k) / (B̂ + Σ λ_k d₁ D_k)``; ``σ² = Σ_g k̃_g² Σ_{never} m*(1 − m*)
-        / B̃²``. The interval is widened to hold ``G̃ ± z σ``."""
-        return [r for r in (self._reach_one(spec, model, k_used, g_hat, a_hat, b_hat, delta,
-                                            m, nv) for nv in self.batches[k_used - 1].get(
-                                                "never", [])) if r is not None]
-
-    def _reach_one(self, spec: MeasureSpec, model: int, k_used: int, g_hat: float,
-                   a_hat: float, b_hat: float, delta: list, m: np.ndarray,
-                   last: dict[str, Any]) -> tuple[float, float] | None:
-        """One model's ``(G̃ − Ĝ, σ)`` (see :meth:`_model_reach`)."""
+        / B̃²``. Only ``Σ_{never} m*`` depends on the model, and ``Σ λ_k = 1``, so the rest
+        of ``Σ λ_k D_k`` is summed once. A model with ``B̃ ≤ 0`` is left out."""
         f = self.item_preds[:, model]
         y, pi, bt_of = self.item_labels, self.item_pi, self.item_batch
         coef = {g: tuple(float(v[0]) for v in spec_coefficients(spec, np.full(1, float(g))))
                 for g in (0, 1)}
-        never_m = {1: float(last["never_mass_f"][model]), 0: float(last["never_mass_f0"][model])}
-        never_v = {1: float(last["never_var_f"][model]), 0: float(last["never_var_f0"][model])}
         lam = self.lambdas(k_used)
-        d_a = d_b = 0.0
+        known = {0: 0.0, 1: 0.0}            # Σ_k λ_k (D_k − Σ_{never} m*) per group
         for k in range(k_used):
             nu, sf, sm, sfm = _pool_totals(self.batches[k], model, True)
             size = {1: sf, 0: nu - sf}
@@ -384,18 +375,24 @@ class DesignSample:
                 sel = (bt_of == k) & (f == g)
                 d_g, _, g_g, _ = delta[k].get(g, (0.0, 0.0, 0.0, 0.0))
                 resid = y[sel] - m[sel] - d_g - g_g * m[sel]
-                d_k = (-float(np.sum(resid * (1.0 / pi[sel] - 1.0)))
-                       + float(y[(bt_of > k) & (bt_of < k_used) & (f == g)].sum()) + never_m[g]
-                       - (1.0 + g_g) * (mass[g] - float(m[sel].sum()))
-                       - d_g * (size[g] - float(sel.sum())))
-                d_a += lam[k] * coef[g][1] * d_k
-                d_b += lam[k] * coef[g][3] * d_k
-        b_tilde = b_hat + d_b
-        if not b_tilde > 0:
-            return None
-        g_tilde = float(np.clip((a_hat + d_a) / b_tilde, 0.0, 1.0))
-        var = sum((coef[g][1] - g_tilde * coef[g][3]) ** 2 * never_v[g] for g in (0, 1))
-        return g_tilde - g_hat, float(np.sqrt(max(var, 0.0)) / b_tilde)
+                known[g] += lam[k] * (
+                    -float(np.sum(resid * (1.0 / pi[sel] - 1.0)))
+                    + float(y[(bt_of > k) & (bt_of < k_used) & (f == g)].sum())
+                    - (1.0 + g_g) * (mass[g] - float(m[sel].sum()))
+                    - d_g * (size[g] - float(sel.sum())))
+        out = []
+        for nv in self.batches[k_used - 1].get("never", []):
+            d = {1: known[1] + float(nv["never_mass_f"][model]),
+                 0: known[0] + float(nv["never_mass_f0"][model])}
+            var_never = {1: float(nv["never_var_f"][model]), 0: float(nv["never_var_f0"][model])}
+            b_tilde = b_hat + sum(coef[g][3] * d[g] for g in (0, 1))
+            if not b_tilde > 0:
+                continue
+            a_tilde = a_hat + sum(coef[g][1] * d[g] for g in (0, 1))
+            g_tilde = float(np.clip(a_tilde / b_tilde, 0.0, 1.0))
+            var = sum((coef[g][1] - g_tilde * coef[g][3]) ** 2 * var_never[g] for g in (0, 1))
+            out.append((g_tilde - g_hat, float(np.sqrt(max(var, 0.0)) / b_tilde)))
+        return out
 
     def _calibration(self, f: np.ndarray, y: np.ndarray, m: np.ndarray, model: int,
                      k_used: int) -> list[dict[int, tuple[float, float, float, float]]]:
