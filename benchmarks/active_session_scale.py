@@ -9,7 +9,11 @@ Each phase runs in a fresh interpreter so that its memory is its own:
   user's score array exists before the clock starts);
 * ``reopen``: ``ActiveEvaluator.open(path)``;
 * ``first batch``: after reopening, ``query(10)`` + ``update`` (builds the proposal; shown
-  for context, not part of the target).
+  for context, not part of the target);
+* ``result, 5 batches``: four more batches of 200 (labels drawn at random), then
+  ``result()``, which replays every batch's design over the pool (its cost grows with the
+  number of batches; not part of the target); ``result again``: a second call with no new
+  label (the sample is kept).
 
 ``peak_mb`` is the peak resident memory of the whole process (``ru_maxrss``: interpreter,
 numpy, pandas, evalstats and, for ``create``, the user's scores included), ``added_mb`` the
@@ -61,6 +65,17 @@ else:
     ids = ev.query(10)
     ev.update(ids, np.zeros(len(ids)))
     out["first batch"] = (time.perf_counter() - t, rss_mb(), base)
+    rng = np.random.default_rng(2)
+    for _ in range(4):
+        ids = ev.query(200)
+        ev.update(ids, (rng.random(len(ids)) < 0.5).astype(float))
+    base = rss_mb()
+    t = time.perf_counter()
+    ev.result()
+    out["result, 5 batches"] = (time.perf_counter() - t, rss_mb(), base)
+    t = time.perf_counter()
+    ev.result()
+    out["result again"] = (time.perf_counter() - t, rss_mb(), base)
 print(json.dumps(out))
 """
 
@@ -91,7 +106,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
                                  peak_mb=round(peak), added_mb=round(peak - base),
                                  file_mb=round(size_mb, 1),
                                  target_met=(sec <= 5 and peak <= 500)
-                                 if phase != "first batch" else None))
+                                 if phase in ("create", "reopen") else None))
             path.unlink()
     df = pd.DataFrame(rows)
     OUT.parent.mkdir(parents=True, exist_ok=True)

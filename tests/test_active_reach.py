@@ -157,3 +157,28 @@ def test_rare_pool_reach_keeps_coverage_and_narrows_the_floor(monkeypatch):
     assert rare >= 0.8 * reps
     assert cover >= 0.88
     assert width <= 0.85 * width_floor
+
+
+def test_cached_predictive_totals_and_sample_equal_a_fresh_replay():
+    """Batch k's predictive totals are kept between ``result()`` calls (they depend on the
+    labels of batches <= k only) and the whole sample until a label is added: a fresh
+    replay with both caches emptied must give the same estimate, interval and totals."""
+    s, y, f = _pool(seed=5)
+    ev = ActiveEvaluator(s, "f1", predictions=f, rng=2, design="pps", adaptive=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(4):
+            ids = ev.query(50)
+            ev.update(ids, y[ids])
+            cached = ev.result()
+            assert ev.result() is not None and ev._pps_sample() is ev._pps_sample()
+            ev._pps._never.clear()
+            ev._pps_memo = None
+            fresh = ev.result()
+            assert fresh.estimate == cached.estimate
+            assert fresh.tidy().equals(cached.tidy())
+            a, b = (ev._pps_sample()[0].batches for _ in range(2))
+            assert [bt["never"] for bt in a] == [bt["never"] for bt in b]
+        n_before = len(ev._pps._never)
+        ids = ev.query(50)                 # a new, unlabeled batch: the sample is unchanged
+        assert ev._pps_sample()[1] == 50 and len(ev._pps._never) == n_before

@@ -53,6 +53,9 @@ class BatchDesign:
         self.raw = raw
         # raw margins: the logistic map is barely a prior (2 pseudo-labels per stratum)
         self.model = StrataModel(ranking, pool.probs, kappa=2.0 if raw else 10.0)
+        # batch k's predictive totals depend on the labels of batches <= k only, which do
+        # not change once batch k is complete: kept per batch, keyed by their count
+        self._never: dict[int, tuple[tuple[int, bool], list]] = {}
 
     def estimator_model(self, k_labels: int) -> bool:
         """Whether a batch's estimator uses the model: not for raw margins before any label
@@ -156,15 +159,21 @@ class BatchDesign:
                 pi, [unl.take(c) for c in cands], mu, unl.take(self.pool.preds),
                 self.estimator == "calibrated")))
             upto = lab_batch <= k             # the items no batch up to k has labeled
+            key = (int(upto.sum()), lab_pi is not None)
+            cached = self._never.get(k)
+            if cached is not None and cached[0] == key:
+                out[-1]["never"] = cached[1]
+                continue
             bases = [self.pool.probs]
             if k == len(batches) - 1 and len(cands) > 1:
-                bases.append(cands[1])
-            elif lab_pi is not None and int(upto.sum()) >= MIN_RECALIBRATION:
+                bases.append(cands[1])        # the same fit: every label is up to k
+            elif lab_pi is not None and key[0] >= MIN_RECALIBRATION:
                 bases.append(apply_recalibration(self.pool.probs, fit_recalibration(
                     self.pool.probs[lab_idx[upto]], lab_y[upto],
                     np.asarray(lab_pi, float)[upto] ** -RECALIBRATION_WEIGHT_POWER)))
             out[-1]["never"] = [self.model.predictive(lab_idx[upto], lab_y[upto],
                                                       self.pool.preds, base=b) for b in bases]
+            self._never[k] = (key, out[-1]["never"])
         return out
 
     def proposal(self, pi_full: np.ndarray, g: float, n: int) -> Proposal:

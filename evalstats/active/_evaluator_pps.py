@@ -75,7 +75,18 @@ class PPSMixin:
         return idx
 
     def _pps_sample(self) -> tuple[DesignSample, int]:
-        """Batches whose every item is labeled (a later incomplete batch is left out)."""
+        """Batches whose every item is labeled (a later incomplete batch is left out).
+
+        Labels are only ever added, so the sample is kept until a label or a draw is added
+        (``result()`` called again without an ``update`` reuses it)."""
+        key = (len(self._labels), len(self._draw_idx))
+        memo = getattr(self, "_pps_memo", None)
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        self._pps_memo = (key, self._pps_sample_now())
+        return self._pps_memo[1]
+
+    def _pps_sample_now(self) -> tuple[DesignSample, int]:
         di = np.asarray(self._draw_idx, dtype=int)
         bt = np.asarray(self._draw_batch, dtype=int)
         lab = np.array([i in self._labels for i in di], dtype=bool)
