@@ -5,7 +5,7 @@ y = 1{x₁ + 0.5 x₂ + logistic noise > 0}, zero-one loss. The true difference
 θ_NB(15) − θ_majority(15) is computed by Monte Carlo (exact conditional errors on 4,000
 test points, 4,000 learning sets; learning sets with one class are skipped as the
 learners cannot be compared there). Each replication draws a data set and runs
-``compare_learners`` with its defaults; the default (coupling-corrected) interval and
+``compare_learners`` with its defaults; the default (score-type) interval and
 test and the plain t interval and test are read from the same result. Coverage counts
 every replication (a fallback interval as it comes out).
 
@@ -61,7 +61,10 @@ def replicate(reps, seed):
                          p_value=r.p_value, p_value_t=r.diagnostics["p_value_t"], lo=lo, hi=hi,
                          lo_t=lo_t, hi_t=hi_t, coupling=r.coupling, skewness=r.skewness,
                          skew_shrink=r.diagnostics["skew_shrink"], n_draws=r.n_draws,
-                         fallback=bool(r.variance_fallback)))
+                         fallback=bool(r.variance_fallback), df=r.df,
+                         variance_estimate=r.variance_estimate,
+                         leading_variance=r.leading_variance, mc_se=r.mc_se,
+                         jk_var_theta=r.diagnostics["jackknife"]["var_theta"]))
     return pd.DataFrame(rows)
 
 

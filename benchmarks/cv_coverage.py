@@ -51,6 +51,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from evalstats.cv_variance import compare_learners, cv_error_ci
 from evalstats.cv_variance._engine import interval_data_df, ustat_df
 from evalstats.cv_variance._results import skew_test
+from evalstats.cv_variance._score import score_statistic
 
 RESULTS = Path(__file__).resolve().parent / "results"
 USTAT_INTERVALS = ("log", "logit", "t", "normal", "t_skew", "log_skew", "logit_skew")
@@ -310,12 +311,25 @@ def _compare_setup(n, mu, rng, design):
 
     ``"mean"``: y ~ N(μ, 1), training mean vs 0.5 × training mean (squared loss).
     ``"clf"``: X ~ N(0, I₂), P(y = 1 | x) = logistic(x₁ + x₂), nearest class mean on x₁
-    vs on x₂ — equal expected 0-1 loss by symmetry (H0 exactly), correlated through y."""
+    vs on x₂ — equal expected 0-1 loss by symmetry (H0 exactly), correlated through y.
+    ``"clf_asym"``: P(y = 1 | x) = logistic(x₁ + b x₂), nearest class mean on x₁ vs on
+    (x₁, x₂) — a null that is *not* symmetric (the two learners share x₁; the second pays
+    for estimating a second mean coordinate and gains b's signal), b = ``ASYM_B[g]``."""
     if design == "clf":
         X = rng.normal(size=(n, 2))
         y = (rng.random(n) < 1 / (1 + np.exp(-X.sum(1)))).astype(int)
         return X, y, NearestMeanOn(0), NearestMeanOn(1), "zero_one"
+    if design == "clf_asym":  # mu = b of ASYM_B
+        X = rng.normal(size=(n, 2))
+        y = (rng.random(n) < 1 / (1 + np.exp(-(X[:, 0] + mu * X[:, 1])))).astype(int)
+        return X, y, NearestMeanOn(0), NearestMean(), "zero_one"
     return np.zeros((n, 1)), rng.normal(size=n) + mu, MeanReg(), MeanReg(0.5), "squared"
+
+
+#: b with θ_A(g) = θ_B(g) in the "clf_asym" design: paired Monte Carlo (20,000 learning
+#: sets, exact conditional error on 4,000 test points, seed 1): g = 10: D(0.48) = −0.0036,
+#: D(0.53) = +0.0010 (s.e. 0.0005), linear root 0.519; g = 25: D(0.45) = −0.00002 (0.00026)
+ASYM_B = {10: 0.519, 25: 0.45}
 
 
 def _compare_rep(n, g, mu, rng, baselines=True, design="mean"):
@@ -334,6 +348,9 @@ def _compare_rep(n, g, mu, rng, baselines=True, design="mean"):
         row["skew_used"] = r.p_value != row["p_ustat_t"]
         row["skew_shrink"] = r.diagnostics["skew_shrink"]  # < 1: the cubic was shrunk
         row["coupling"] = r.coupling
+        row.update(variance_estimate=r.variance_estimate, leading_variance=r.leading_variance,
+                   mc_se=r.mc_se, **{f"jk_{k}": v for k, v in
+                                     r.diagnostics.get("jackknife", {}).items()})
         for rule in DF_RULES:  # the p-value under each rule for the data df
             df = ustat_df(n, r.variance_estimate, r.variance_mc_se,
                           interval_data_df(n, g, row["data_df_estimated"], rule))
@@ -349,7 +366,8 @@ def _mu_at(g, shift):
     return np.sqrt(max(0.75 / g + shift, 0.0) / 0.25)
 
 
-COMPARE_METHODS = ("ustat", "ustat_t", "corrected_t", "5x2cv") + tuple(
+COMPARE_METHODS = ("ustat", "ustat_skew", "ustat_t", "ustat_score", "corrected_t",
+                   "5x2cv") + tuple(
     f"ustat_df_{r}" for r in DF_RULES)
 
 
@@ -373,7 +391,8 @@ def run_compare(reps, seed, settings=((30, 5), (40, 10), (60, 10), (100, 25)), p
     rng = np.random.default_rng(seed)
     raws = []
     for n, g in settings:
-        mu0 = np.sqrt(3 / g) if design == "mean" else np.nan
+        mu0 = (np.sqrt(3 / g) if design == "mean" else ASYM_B[g] if design == "clf_asym"
+               else np.nan)
         null = pd.DataFrame([_compare_rep(n, g, mu0, gen, design=design)
                              for gen in rng.spawn(null_reps or reps)])
         null = null.assign(n=n, g=g, hypothesis="H0", mu=mu0, true_difference=0.0)
@@ -444,23 +463,43 @@ def summarise_compare(raw):
 
 
 def recompute_default_p(raw):
-    """The default p-value (``p_ustat``) under the *current* rule, recomputed from the
-    recorded statistic Θ̂/se, γ̂₁ (``skewness``), ρ̂ (``coupling``) and df by the package's
-    own ``skew_test``; the recorded value is kept as ``p_ustat_recorded``. Only the
-    test's last step is redone (Θ̂, se, γ̂₁, ρ̂ and df do not depend on it), so runs made
-    under an earlier rule (t test past the flat point; floor 0.3) are summarised under the
-    current one; for rows of the current code both columns agree."""
+    """Every test's p-value from the recorded statistics, under the current rules.
+
+    Rows with the jackknife moments (``jk_var_theta``, recorded since 2026-11-26) get the
+    current s.e. √(max(V̂, V̂₁, Var_J) + se_MC²) (V̂ ≤ 0: max(Var_J, V̂₁)), as
+    ``compare_learners`` computes it, and ``p_ustat`` is the current default
+    (``interval="t_score"``). Older rows (no jackknife columns; their default was
+    ``"t_skew"``) keep their s.e. and get ``p_ustat`` = ``p_ustat_skew``. In both,
+    ``p_ustat_t``, ``p_ustat_skew`` (the package's ``skew_test``) and ``p_ustat_score``
+    are redone from Θ̂/se, γ̂₁ (``skewness``), ρ̂ (``coupling``) and df, which do not depend
+    on the test; runs recorded under an earlier rule (no floor, an earlier cubic floor)
+    are so summarised under the current one. Recorded values are kept as ``*_recorded``."""
     raw = raw.copy()
-    if "p_ustat_recorded" not in raw:
-        raw["p_ustat_recorded"] = raw["p_ustat"]
-    p_new, lam = [], []
-    for r in raw.itertuples():
-        h, _, shrink = skew_test(r.estimate / r.std_error, r.skewness, r.coupling,
-                                 float(stats.t.ppf(0.975, r.df)))
-        p_new.append(float(2 * stats.t.sf(abs(h), r.df)))
+    for col in ("p_ustat", "p_ustat_t", "std_error"):
+        if f"{col}_recorded" not in raw:
+            raw[f"{col}_recorded"] = raw[col]
+    jk = raw["jk_var_theta"] if "jk_var_theta" in raw else pd.Series(np.nan, index=raw.index)
+    new_rule = jk.notna().to_numpy()
+    if new_rule.any():
+        v = raw["variance_estimate"].to_numpy(float)
+        v1 = raw["leading_variance"].fillna(-np.inf).to_numpy(float)
+        j = jk.fillna(-np.inf).to_numpy(float)
+        var = np.where(v > 0, np.maximum.reduce([v, v1, j]), np.maximum(j, v1))
+        se = np.sqrt(var + raw["mc_se"].to_numpy(float) ** 2)
+        raw["std_error"] = np.where(new_rule, se, raw["std_error_recorded"])
+    t = (raw["estimate"] / raw["std_error"]).to_numpy(float)
+    raw["p_ustat_t"] = 2 * stats.t.sf(np.abs(t), raw["df"])
+    p_skew, lam = [], []
+    for ti, r in zip(t, raw.itertuples(), strict=True):
+        h, _, shrink = skew_test(ti, r.skewness, r.coupling, float(stats.t.ppf(0.975, r.df)))
+        p_skew.append(float(2 * stats.t.sf(abs(h), r.df)))
         lam.append(shrink)
-    raw["p_ustat"], raw["skew_shrink"] = p_new, lam
-    raw["skew_used"] = raw["p_ustat"] != raw["p_ustat_t"]
+    raw["p_ustat_skew"], raw["skew_shrink"] = p_skew, lam
+    raw["p_ustat_score"] = [float(2 * stats.t.sf(abs(score_statistic(ti, r.coupling)), r.df))
+                            for ti, r in zip(t, raw.itertuples(), strict=True)]
+    raw["p_ustat"] = np.where(new_rule, raw["p_ustat_score"], raw["p_ustat_skew"])
+    raw["default_rule"] = np.where(new_rule, "t_score + jackknife floor", "t_skew")
+    raw["skew_used"] = raw["p_ustat_skew"] != raw["p_ustat_t"]
     return raw
 
 
@@ -499,8 +538,9 @@ def main(argv=None):
                     help="compare: null replications (default --reps)")
     ap.add_argument("--above", action="store_true",
                     help="compare: alternative θ_A − θ_B = +3 SE instead of −3 SE")
-    ap.add_argument("--compare-design", default="mean", choices=["mean", "clf"],
-                    help="compare: the two learners (clf: a null by symmetry, type-I only)")
+    ap.add_argument("--compare-design", default="mean", choices=["mean", "clf", "clf_asym"],
+                    help="compare: the two learners (clf: a null by symmetry; clf_asym: a "
+                         "non-symmetric null, g in {10, 25}; type-I only)")
     ap.add_argument("--draw-design", default="pairs", choices=["pairs", "partition"],
                     help="design= of cv_error_ci in the coverage designs")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")

@@ -102,13 +102,14 @@ def test_skew_limits_with_coupling_equal_to_skewness_is_the_studentized_mean_rul
     assert skew_limits(2.0, 0.3, -0.1, coupling=0.3) == pytest.approx(skew_limits(2.0, 0.3, -0.1))
 
 
-def _compare_means(y, seed):
-    """The training mean vs half of it (strongly correlated learners), 200 draws, g = 8."""
+def _compare_means(y, seed, interval="t_skew"):
+    """The training mean vs half of it (strongly correlated learners), 200 draws, g = 8;
+    the coupling-corrected test (the default before the score-type one)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return compare_learners(MeanReg(), DummyShrunk(), np.zeros((len(y), 1)), y,
                                 train_size=8, loss="squared", n_draws=200, mc_tol=None,
-                                rng=seed)
+                                rng=seed, interval=interval)
 
 
 def test_compare_learners_reports_coupling_and_a_skew_interval():

@@ -31,6 +31,8 @@ METHODS = ("ustat",) + BASELINES
 #: values of the ``interval=`` argument: "auto" = logit for bounded losses, log for
 #: non-negative unbounded ones, t otherwise
 INTERVALS = ("auto",) + INTERVAL_METHODS
+#: values of ``compare_learners(interval=)``
+COMPARE_INTERVALS = ("t_score", "t_skew", "t", "normal")
 DEFAULT_DRAWS = 1000
 DEFAULT_MAX_FACTOR = 8
 
@@ -243,9 +245,9 @@ def cv_error_ci_iv(estimator, X, y, train_size, loss, loss_range, method, confid
 def compare_learners_iv(est_a, est_b, X, y, train_size, loss, loss_range, method,
                         confidence_level, n_draws, mc_tol, max_draws, max_seconds, n_jobs,
                         n_splits, names, design,
-                        interval="t_skew") -> tuple[CVArgs, tuple[str, str]]:
+                        interval="t_score") -> tuple[CVArgs, tuple[str, str]]:
     """Validate and normalise the arguments of :func:`compare_learners`."""
-    interval = check_option(interval, "interval", ("t_skew", "t", "normal"))
+    interval = check_option(interval, "interval", COMPARE_INTERVALS)
     args = _common_iv({"est_a": est_a, "est_b": est_b}, X, y, train_size, loss, loss_range,
                       method, confidence_level, n_draws, mc_tol, max_draws, max_seconds,
                       n_jobs, n_splits, "t", "compare_learners", design)

@@ -25,10 +25,14 @@ from ._engine import (
     run_draws,
     ustat_df,
 )
-from ._jackknife import coupling
+from ._jackknife import coupling, jackknife_moments
 from ._results import CompareLearnersResult, skew_cap, skew_test
+from ._score import score_statistic
 
 __all__ = ["compare_learners"]
+
+#: use the cross-half jackknife variance Var_J(Θ̂) as a floor of V̂ (and as the fallback)
+JACKKNIFE_FLOOR = True
 
 
 @named_result
@@ -42,21 +46,21 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                      names: tuple[str, str] | None = None, confidence_level: float = 0.95,
                      rng: None | int | np.random.Generator = None, n_jobs: int | None = None,
                      progress: bool | None = None,
-                     interval: str = "t_skew") -> CompareLearnersResult:
+                     interval: str = "t_score") -> CompareLearnersResult:
     r"""Test and interval for θ_A(g) − θ_B(g), the difference of two learners' expected loss.
 
     Both learners are fitted on the *same* learning sets and evaluated on the same
     test points (a paired design: the Monte-Carlo noise of the draws largely cancels in
     the difference); the kernel Γ_A − Γ_B gives Θ̂_A − Θ̂_B and its unbiased variance
     V̂_{A−B} = V̂_A + V̂_B − 2Ĉov (Fuchs et al. 2013; talk slide 13), with
-    se = √(max(V̂_{A−B}, V̂₁) + se_MC²) and ν from :func:`ustat_df`. The default test and
-    interval (``interval="t_skew"``) correct the studentized difference T = Θ̂/se for
-    the skewness of Θ̂ and for its coupling ρ with V̂ (Cornish–Fisher through Hall's
-    cubic h; ρ̂ from a jackknife over observations accumulated in the draws, see
-    :func:`cv_error_ci`'s Notes): p = 2·P(t_ν > |h(T)|). ``interval="t"`` gives the
-    uncorrected Θ̂ ± t_ν·se. When V̂_{A−B} stays ≤ 0 (strongly correlated learners, few
-    draws) the leading term V₁ of the variance, estimated from the same draws, replaces
-    it (flagged).
+    se = √(max(V̂_{A−B}, V̂₁, Var_J) + se_MC²): V̂₁ the leading (Hájek) term and Var_J the
+    cross-half jackknife variance over observations, both from the same draws (see
+    :func:`~._engine.finish_variance`), and ν from :func:`ustat_df`. The default test and
+    interval (``interval="t_score"``) are score-type: the variance is taken at the
+    hypothesised difference δ, moved from V̂ along half the jackknife slope of V̂ in Θ̂,
+    V(δ) = V̂·max(1 − ρ̂u/2, ½) with u = (Θ̂ − δ)/se and ρ̂ = Ĉov_J(Θ̂, V̂)/V̂^{3/2}
+    (:mod:`._score`); p = 2·P(t_ν > |Z(0)|). When V̂_{A−B} stays ≤ 0 (learners that
+    share most of their fit, few draws) max(Var_J, V̂₁) replaces it (flagged).
 
     Parameters
     ----------
@@ -69,35 +73,52 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         ``"bayle"``, ``"nested_cv"``) use the paired split differences.
     names : (str, str), optional
         Labels of the learners (default: class names).
-    interval : {"t_skew", "t", "normal"}
-        The test and interval (default ``"t_skew"``, chosen by the benchmark below).
+    interval : {"t_score", "t_skew", "t", "normal"}
+        The test and interval (default ``"t_score"``, chosen by the benchmark below).
+        ``"t_skew"`` (the default before 2026-11-26) corrects T = Θ̂/se by Cornish–Fisher
+        through Hall's cubic for the skewness of Θ̂ and its coupling ρ with V̂;
+        ``"t"`` is Θ̂ ± t_ν·se. All use the same se.
 
     Returns
     -------
     CompareLearnersResult
         ``estimate`` = Θ̂_A − Θ̂_B (for the AUC: AUC_A − AUC_B), ``p_value``,
         ``statistic``, each learner's estimate and the covariance.
+        ``diagnostics["jackknife"]`` holds the cross-half jackknife moments
+        (``var_theta``, ``cov``, ``var_v``).
 
     Notes
     -----
-    Measured in ``benchmarks/cv_coverage.py --design compare`` (two strongly correlated
-    learners, n = 30–100, 150–710 null and 60–150 alternative data sets per cell;
-    ``benchmarks/README.md``): the plain t test has type-I error 0.040–0.073, its excess
-    all on one side (Θ̂ is left-skewed and its s.e. is small exactly when Θ̂ is high,
-    ρ ≈ −0.5). The default: type-I 0.029–0.053 (0.047 ± 0.012 on a fresh confirmation
-    run at n = 100, g = 25, where the t test had 0.070); power at 2.6–2.8 true SEs on the
-    short-tail side 0.71–0.87 (t: 0.71–0.83), size-adjusted 0.77–0.89 (t: 0.68–0.75). The
-    correction is one-sided by construction: a difference on the side of the long tail
-    needs a larger T (power 0.40 against t's 0.53 at 2.5 SE there). Where noisy (γ̂, ρ̂)
-    would push a limit towards the flat point of Hall's cubic, the correction is shrunk
-    (:func:`skew_shrink`, noted; ``diagnostics["skew_shrink"]``), so the longer side of
-    the interval is at most ≈ 1.7× the t interval's. The p-value is that of the test at
-    ``confidence_level`` (the shrink depends on the level): p < 1 − level iff the
-    interval excludes 0. On classification designs the correction moves the right way but
-    too far (its ρ̂ is noisy at small n): on a symmetric null type-I 0.004–0.020 where the
-    t test has 0.036–0.100; naive Bayes vs the majority guess (n = 60, g = 15, a true
-    difference of 1.5 sd): coverage 0.967 vs t's 0.933, rejection 0.15 vs 0.36. Use
-    ``interval="t"`` for more power where a one-sided type-I excess is acceptable.
+    Measured in ``benchmarks/cv_coverage.py --design compare`` (``benchmarks/README.md``),
+    type-I error at 5 %, fresh data sets:
+
+    * two classifiers that share most of their fit (nearest class mean on x₁ vs on
+      (x₁, x₂), ``--compare-design clf_asym``, n = 40, g = 10, 550 data sets): the default
+      **0.038**; before the jackknife floor the previous default had 0.073 (0.100 on
+      another 250) and a t test on V̂ alone 0.105: the difference's variance is mostly
+      second order, V̂ was ≤ 0 in 10 % of data sets and its median 0.58 × Var(Θ̂);
+    * a symmetric classification null (nearest mean on x₁ vs on x₂, 600 data sets):
+      0.018 (a t test on V̂ alone: 0.078);
+    * the training mean vs half of it (squared loss, genuine coupling ρ ≈ −0.5):
+      0.038 at n = 40, g = 10 (520 data sets), 0.039 at n = 100, g = 25 (360; a t test
+      on V̂ alone: 0.086).
+
+    Power, training mean vs half of it: 0.51 at 2.7 true SEs (n = 40, g = 10; previous
+    default 0.49, t 0.44), 0.86 at 2.9 SEs (n = 100, g = 25; 0.81, 0.85), and on the
+    side of the long tail 0.54 at 3.8 SEs (n = 40, g = 10; 0.63, 0.75): the floor and
+    the score form cost power there.
+
+    ``interval="t"`` (with the same floor) has more power — naive Bayes vs the majority
+    guess at 1.5 SD (n = 60, g = 15): 0.25 against the default's 0.08 (0.15 before the
+    floor); 0.69 against 0.54 on the long-tail side above — at a type-I error up to 0.060
+    (symmetric classification null).
+
+    Why half the slope: on the symmetric classification null ρ̂ tracks T (corr −0.4 to
+    −0.9; the slope of V̂ in Θ̂ of a mean–variance relation V(θ) ≈ a − bθ², as for
+    McNemar's paired proportions), and the variance at the null is the integral of
+    that slope from Θ̂ to 0 — half the endpoint slope where the slope at the null is 0.
+    For a studentized mean the first-order Cornish–Fisher coefficient is ρ/2 − γ/6,
+    ≈ ρ/4 for the U-statistic difference (γ ≈ 3ρ/2): the same small-|u| term.
 
     See Also
     --------
@@ -126,7 +147,9 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     rows, acc, agg, notes = run_draws([est_a, est_b], args, gen, n_jobs, progress, stream=2)
     n, g = len(args.y), args.g
     agg_a, agg_b = aggregate(rows, 0), aggregate(rows, 1)
-    var, v1, fallback = finish_variance(agg, acc[2], args, notes)
+    jk = jackknife_moments(acc[2, 6:], g)
+    var, v1, fallback = finish_variance(agg, acc[2], args, notes,
+                                        jackknife=jk[0] if JACKKNIFE_FLOOR else None)
     se = float(np.sqrt(var))
     est_df = projection_df(acc[2], agg["theta"], g, args.y if args.loss == "auc" else None,
                            "t", args.bounds) if g > 0 else float("nan")
@@ -142,10 +165,10 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                   "correction: it was shrunk by "
                   f"{shrink:.2f} so that the longer interval side is at most "
                   f"≈{skew_cap():.1f}× the t interval's.")
-    p_t, p_skew = (float(2 * stats.t.sf(abs(x), df)) if np.isfinite(x) else float("nan")
-                   for x in (stat, h))
-    p = p_skew if args.interval == "t_skew" else (
-        float(2 * stats.norm.sf(abs(stat))) if args.interval == "normal" else p_t)
+    p_t, p_skew, p_score = (float(2 * stats.t.sf(abs(x), df)) if np.isfinite(x)
+                            else float("nan") for x in (stat, h, score_statistic(stat, rho)))
+    p = {"t_skew": p_skew, "t_score": p_score, "t": p_t}.get(
+        args.interval, float(2 * stats.norm.sf(abs(stat))))
     if not np.isfinite(stat):
         notes.warn(SmallSampleWarning, "the two learners' losses are identical on every "
                    "draw: the difference has zero variance and no test is possible.")
@@ -164,7 +187,10 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         diagnostics=dict(xi=agg["xi"], variance_a=agg_a["variance"],
                          variance_b=agg_b["variance"], data_df_estimated=est_df,
                          data_df_calibrated=data_df(n, g), p_value_t=p_t,
-                         p_value_t_skew=p_skew, skew_shrink=shrink),
+                         p_value_t_skew=p_skew, p_value_t_score=p_score,
+                         skew_shrink=shrink,
+                         jackknife=dict(zip(("var_theta", "cov", "var_v"), jk,
+                                            strict=True))),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"],
         interval_method=args.interval,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["JK_ROWS", "jk_pair", "jk_fit", "delete_one", "coupling"]
+__all__ = ["JK_ROWS", "jk_pair", "jk_fit", "delete_one", "jackknife_moments", "coupling"]
 
 #: rows of the per-observation accumulator used here: (T_o, C_o, X_o, XC_o) per half
 JK_ROWS = 8
@@ -72,6 +72,26 @@ def delete_one(jk: np.ndarray, half: int, g: int):
     return th_o, th_o * th_o - (X - X_o) / (XC - XC_o)
 
 
+def jackknife_moments(jk: np.ndarray, g: int) -> tuple[float, float, float]:
+    r"""Cross-half jackknife (Var_J(Θ̂), Cov_J(Θ̂, V̂), Var_J(V̂)); NaNs when unavailable.
+
+    Each is (n − 1)/n · ½ Σ_o (dA_o dB_o' + dB_o dA_o') over the two independent halves,
+    so the Monte-Carlo noise of either half does not enter (a variance can therefore
+    come out negative when the data part is small against that noise).
+    """
+    nan = (float("nan"),) * 3
+    n = jk.shape[-1]
+    if g == 0 or jk.shape[0] < JK_ROWS:
+        return nan
+    A, B = delete_one(jk, 0, g), delete_one(jk, 1, g)
+    if A is None or B is None:
+        return nan
+    A, B = [x - x.mean() for x in A], [x - x.mean() for x in B]
+    c = (n - 1) / n * 0.5
+    return (c * 2 * float(A[0] @ B[0]), c * float(A[0] @ B[1] + B[0] @ A[1]),
+            c * 2 * float(A[1] @ B[1]))
+
+
 def coupling(jk: np.ndarray, g: int, variance: float) -> float:
     r"""ρ̂ = Ĉov_J(Θ̂, V̂)/V̂^{3/2}: the coupling of the estimate and its variance estimate.
 
@@ -79,12 +99,6 @@ def coupling(jk: np.ndarray, g: int, variance: float) -> float:
     second-order part it does not (``_results.skew_limits``). NaN when V̂ ≤ 0, g = 0 or a
     half has no draws.
     """
-    n = jk.shape[-1]
-    if g == 0 or not variance > 0 or jk.shape[0] < JK_ROWS:
+    if not variance > 0:
         return float("nan")
-    A, B = delete_one(jk, 0, g), delete_one(jk, 1, g)
-    if A is None or B is None:
-        return float("nan")
-    A, B = [x - x.mean() for x in A], [x - x.mean() for x in B]
-    cov = (n - 1) / n * 0.5 * float(A[0] @ B[1] + B[0] @ A[1])
-    return cov / variance ** 1.5
+    return jackknife_moments(jk, g)[1] / variance ** 1.5

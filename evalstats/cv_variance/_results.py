@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value, wald_interval
+from ._score import score_limits
 
 __all__ = ["CVErrorResult", "CompareLearnersResult", "INTERVAL_METHODS", "transformed_ok",
            "skew_shift", "skew_limits", "skew_shrink", "skew_statistic", "skew_terms",
@@ -426,13 +427,15 @@ class CompareLearnersResult(CVErrorResult):
         H0: θ_A = θ_B under ``interval_method`` (t with ``df``, corrected by default).
     names : tuple of str
         Names of the two learners.
-    interval_method : {"t_skew", "t", "normal"}
+    interval_method : {"t_skew", "t_score", "t", "normal"}
         The interval and test (``p_value``) of ``compare_learners(interval=...)``. A
-        difference can be negative: no log/logit interval. ``"t_skew"`` (default) is
-        corrected for the skewness of Θ̂_A − Θ̂_B and its coupling with V̂ (see
+        difference can be negative: no log/logit interval. ``"t_score"`` (default): the
+        score-type interval of :func:`~._score.score_limits`. ``"t_skew"`` is corrected
+        for the skewness of Θ̂_A − Θ̂_B and its coupling with V̂ (see
         :class:`CVErrorResult`'s ``coupling``): p = 2·P(t_ν > |h(T)|) with h Hall's cubic
-        of :func:`skew_limits`; without ρ̂ (AUC, V̂ ≤ 0) it is the t interval.
-        ``diagnostics`` holds both p-values (``p_value_t``, ``p_value_t_skew``).
+        of :func:`skew_limits`. Without ρ̂ (AUC, V̂ ≤ 0) both are the t interval.
+        ``diagnostics`` holds the p-values (``p_value_t``, ``p_value_t_skew``,
+        ``p_value_t_score``).
     """
 
     estimate_a: float = float("nan")
@@ -444,7 +447,7 @@ class CompareLearnersResult(CVErrorResult):
     p_value: float = float("nan")
     names: tuple = ("A", "B")
 
-    INTERVAL_METHODS: ClassVar[tuple[str, ...]] = ("t", "normal", "t_skew")
+    INTERVAL_METHODS: ClassVar[tuple[str, ...]] = ("t", "normal", "t_skew", "t_score")
 
     def _tidy_rows(self, level: float, method: str) -> list[dict[str, Any]]:
         rows = super()._tidy_rows(level, method)
@@ -460,8 +463,12 @@ class CompareLearnersResult(CVErrorResult):
     def _interval(self, level: float, method: str) -> ConfidenceInterval:
         q = critical_value(level, self.df)
         gamma, rho = self._skew_terms()
-        if (method == "t_skew" and np.isfinite(self.coupling) and self.std_error is not None
-                and np.isfinite(self.std_error)):
+        finite = self.std_error is not None and np.isfinite(self.std_error)
+        if method == "t_score" and finite:   # ρ̂ = NaN: the t interval
+            k_lo, k_hi = score_limits(q, self.coupling)
+            lo = self.estimate - k_lo * self.std_error
+            hi = self.estimate + k_hi * self.std_error
+        elif method == "t_skew" and np.isfinite(self.coupling) and finite:
             # without ρ̂: the plain t interval; near the cubic's flat point: shrunk
             k_lo, k_hi = skew_limits(q, gamma, coupling=rho, floor=SKEW_CUBIC_FLOOR)
             lo = self.estimate - k_lo * self.std_error
