@@ -130,3 +130,19 @@ def test_jackknife_variance_floors_the_difference_variance():
         else:
             seen.add("unbiased")
     assert {"jackknife", "unbiased"} <= seen
+
+
+def test_cv_error_ci_reports_the_jackknife_moments_of_its_draws():
+    from evalstats.cv_variance import cv_error_ci
+
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = cv_error_ci(MeanReg(), np.zeros((30, 1)), y, train_size=5, loss="squared",
+                          n_draws=200, mc_tol=None, rng=1)
+    jk = res.diagnostics["jackknife"]
+    assert set(jk) == {"var_theta", "cov", "var_v"}
+    # the coupling is the same cross-half covariance over V̂^{3/2}
+    assert res.coupling == pytest.approx(jk["cov"] / res.variance_estimate ** 1.5, rel=1e-12)
+    assert jk["var_theta"] > 0      # Efron–Stein: an upper-biased variance of Θ̂

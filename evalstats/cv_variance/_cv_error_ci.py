@@ -32,7 +32,7 @@ from ._engine import (
     run_draws,
     ustat_df,
 )
-from ._jackknife import coupling
+from ._jackknife import coupling, jackknife_moments
 from ._results import CVErrorResult, transformed_ok
 
 __all__ = ["cv_error_ci", "ustat_call"]
@@ -262,6 +262,8 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
         confidence_level=args.confidence_level, method="ustat",
         term="auc" if args.loss == "auc" else "expected loss", n=n, n_unit="observations",
         df=df, call=call, diagnostics=dict(xi=agg["xi"], kernel_variance=agg["kernel_variance"],
+                         jackknife=dict(zip(("var_theta", "cov", "var_v"),
+                                            jackknife_moments(acc[6:], g), strict=True)),
                          data_df_estimated=est_df, data_df_calibrated=data_df(n, g)),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method=interval,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
