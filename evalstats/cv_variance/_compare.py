@@ -25,7 +25,7 @@ from ._engine import (
     run_draws,
     ustat_df,
 )
-from ._jackknife import coupling, jackknife_moments
+from ._jackknife import coupling_from, jackknife_moments
 from ._results import CompareLearnersResult, skew_cap, skew_test
 from ._score import score_statistic
 
@@ -157,7 +157,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                   interval_data_df(n, g, est_df))
     stat = agg["theta"] / se if se > 0 else float("nan")
     skew1 = projection_skewness(acc[2], agg["theta"], g, args.y if args.loss == "auc" else None)
-    rho = coupling(acc[2, 6:], g, agg["variance"])
+    rho = coupling_from(jk, agg["variance"])
     h, gamma, shrink = skew_test(stat, skew1, rho, critical_value(args.confidence_level, df))
     if args.interval == "t_skew" and shrink < 1:
         notes.add(f"the estimated skewness ({gamma:.2g}) and coupling ({rho:.2g}) of the "

@@ -32,7 +32,7 @@ from ._engine import (
     run_draws,
     ustat_df,
 )
-from ._jackknife import coupling, jackknife_moments
+from ._jackknife import coupling_from, jackknife_moments
 from ._results import CVErrorResult, transformed_ok
 
 __all__ = ["cv_error_ci", "ustat_call"]
@@ -254,6 +254,7 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
     df = None if interval == "normal" else ustat_df(
         n, agg["variance"], agg["variance_mc_se"],
         interval_data_df(n, g, est_df.get(scale, float("nan"))))
+    jk = jackknife_moments(acc[6:], g)
     hb, hn = hoeffding(args.bounds, agg["variance"], args.mc_tol, agg["n_draws"])
     call = ustat_call("cv_error_ci", args, seed,
                       dict(interval=interval, draws_used=agg["n_draws"]))
@@ -262,12 +263,11 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
         confidence_level=args.confidence_level, method="ustat",
         term="auc" if args.loss == "auc" else "expected loss", n=n, n_unit="observations",
         df=df, call=call, diagnostics=dict(xi=agg["xi"], kernel_variance=agg["kernel_variance"],
-                         jackknife=dict(zip(("var_theta", "cov", "var_v"),
-                                            jackknife_moments(acc[6:], g), strict=True)),
+                         jackknife=dict(zip(("var_theta", "cov", "var_v"), jk, strict=True)),
                          data_df_estimated=est_df, data_df_calibrated=data_df(n, g)),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method=interval,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],
         n_fits=args.fits_per_draw * agg["n_draws"], variance_fallback=fallback,
         hoeffding_bound=hb, hoeffding_draws=hn, loss_range=args.bounds, skewness=skew,
-        coupling=coupling(acc[6:], g, agg["variance"]))
+        coupling=coupling_from(jk, agg["variance"]))

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["JK_ROWS", "jk_pair", "jk_fit", "delete_one", "jackknife_moments", "coupling"]
+__all__ = ["JK_ROWS", "jk_pair", "jk_fit", "delete_one", "jackknife_moments", "coupling",
+           "coupling_from"]
 
 #: rows of the per-observation accumulator used here: (T_o, C_o, X_o, XC_o) per half
 JK_ROWS = 8
@@ -99,6 +100,9 @@ def coupling(jk: np.ndarray, g: int, variance: float) -> float:
     second-order part it does not (``_results.skew_limits``). NaN when V̂ ≤ 0, g = 0 or a
     half has no draws.
     """
-    if not variance > 0:
-        return float("nan")
-    return jackknife_moments(jk, g)[1] / variance ** 1.5
+    return coupling_from(jackknife_moments(jk, g), variance)
+
+
+def coupling_from(moments: tuple[float, float, float], variance: float) -> float:
+    """ρ̂ from already computed :func:`jackknife_moments` (NaN when V̂ ≤ 0)."""
+    return moments[1] / variance ** 1.5 if variance > 0 else float("nan")
