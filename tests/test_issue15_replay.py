@@ -125,6 +125,13 @@ def test_cli_keyboard_interrupt_in_process(monkeypatch, capsys):
     assert err.count("\n") == 1 and "interrupted" in err
 
 
+def _sigint_default() -> None:
+    """Run in the child before exec: a suite started in the background (``cmd &`` in a
+    non-interactive shell) ignores SIGINT, and an ignored signal stays ignored across exec,
+    so the child would never see the Ctrl-C that these tests send."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_on_cv_exits_130_with_one_line(tmp_path):
     """A real SIGINT during a long ``evalstats cv`` run (before: an 83-line traceback)."""
     rng = np.random.default_rng(15)
@@ -142,7 +149,8 @@ def test_ctrl_c_on_cv_exits_130_with_one_line(tmp_path):
         [sys.executable, "-c", code, "cv", "--data", str(data), "--target", "y",
          "--train-size", "100", "--n-draws", "1000000", "--max-draws", "1000000",
          "--seed", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=_sigint_default)
     try:
         assert proc.stdout.readline().strip() == "ready"
         time.sleep(1.5)
@@ -170,7 +178,8 @@ def test_ctrl_c_on_python_dash_m_evalstats_cv(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "evalstats", "cv", "--data", str(data), "--target", "y",
          "--train-size", "100", "--n-draws", "1000000", "--max-draws", "1000000",
-         "--seed", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+         "--seed", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=_sigint_default)
     maps = Path(f"/proc/{proc.pid}/maps")
     try:
         deadline = time.monotonic() + 120
