@@ -221,8 +221,8 @@ class Report:
         long = {k: v for k, v in lay.header.items() if len(v) > 32}
         if short:
             s.add_dict(short, ncols=2)
-        if long:
-            s.add_dict(long, ncols=1)
+        if long:  # the call, the data: wrapped so that no block is wider than a terminal
+            s.add_array(_wrapped_rows(long), align="l")
         parts = []
         first = bool(lay.tables and lay.tables[0].rows)
         if first:
@@ -239,8 +239,9 @@ class Report:
             parts.insert(1, lay.tables[0].note)
         parts += [t.as_text() for t in lay.tables[0 if lay.tables and not first else 1:]]
         if self.notes:
-            parts.append("Notes:\n" + "\n".join(f"[{i}] {n}" for i, n in
-                                                 enumerate(self.notes, 1)))
+            parts.append("Notes:\n" + "\n".join(
+                _wrap(f"[{i}] {n}", subsequent_indent=" " * (len(str(i)) + 3))
+                for i, n in enumerate(self.notes, 1)))
         if appendix and lay.appendix:
             parts += ["Appendix:"] + [t.as_text() for t in lay.appendix]
         return "\n\n".join(parts)
@@ -381,10 +382,29 @@ def _html_header(header: Mapping[str, str]) -> str:
     return '<table class="evalstats-header">\n' + "\n".join(rows) + "\n</table>"
 
 
-def _wrap(text: str, width: int = 88) -> str:
+#: width of wrapped text: the finding, the notes and the long header values (call, data)
+TEXT_WIDTH = 88
+
+
+def _wrap(text: str, width: int = TEXT_WIDTH, subsequent_indent: str = "") -> str:
     import textwrap
 
-    return textwrap.fill(text, width)
+    return textwrap.fill(text, width, subsequent_indent=subsequent_indent,
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def _wrapped_rows(header: Mapping[str, str]) -> np.ndarray:
+    """Key/value rows of the long header entries, each value wrapped to the text width
+    (continuation lines under an empty key, indented by two)."""
+    import textwrap
+
+    width = TEXT_WIDTH - 2 - max(len(k) for k in header)
+    rows = []
+    for key, value in header.items():
+        lines = textwrap.wrap(value, width, subsequent_indent="  ", break_long_words=False,
+                              break_on_hyphens=False) or [""]
+        rows += [[key, lines[0]]] + [["", line] for line in lines[1:]]
+    return np.array(rows, dtype=object)
 
 
 def _latex_table(t: Table, floats: bool) -> str:
