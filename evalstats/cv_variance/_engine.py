@@ -85,10 +85,7 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
             why = (f"V = {v:.3g} <= 0 (Monte-Carlo noise)" if v <= 0 else
                    f"Monte-Carlo s.e. of V {se_v:.3g} > mc_tol x V = {args.mc_tol * v:.3g}")
             msg = f"stopping rule: {why} after {rows.shape[0]} draws; extending to {new_target}."
-            if v <= 0:
-                notes.warn(NegativeVarianceWarning, msg)
-            else:
-                notes.add(msg)
+            notes.add(msg)  # only a V <= 0 that the result keeps warns (finish_variance)
             if hasattr(bar, "total") and not getattr(bar, "disable", True):
                 bar.total = new_target
                 bar.set_description(f"cv draws (extended to {new_target})")
