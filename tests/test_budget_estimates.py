@@ -227,3 +227,15 @@ def test_guided_sample_random_state_alias():
     a = guided_sample(x, y, 60, n_seed=20, batch_size=10, random_state=5)  # an alias (README)
     b = guided_sample(x, y, 60, n_seed=20, batch_size=10, rng=5)
     np.testing.assert_array_equal(a.indices, b.indices)
+
+
+def test_guided_sample_with_a_budget_below_the_default_seed():
+    """n_labels = 1 used to fail on the default n_seed = 100, naming an argument the user
+    never passed; the seed is now min(100, n_labels)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 1).astype(int)
+    res = guided_sample(X, y, 1, rng=0)
+    assert res.n_labels == 1 and res.n_seed == 1
+    with pytest.raises(ValueError, match="`n_seed` must be"):
+        guided_sample(X, y, 10, n_seed=20, rng=0)

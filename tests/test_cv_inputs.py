@@ -128,3 +128,76 @@ def test_compare_plot_has_zero_line_and_readable_label(data):
     ax = res.plot()
     assert "difference in expected mean squared error" in ax.get_xlabel()
     assert any(list(line.get_xdata()) == [0.0, 0.0] for line in ax.get_lines())
+
+
+@pytest.mark.parametrize("method", ["bayle", "naive_t", "corrected_t"])
+def test_baseline_comparison_of_identical_learners_is_flagged(method):
+    """Identical predictions on every split: a zero-width interval and a NaN p-value, now
+    with a warning and the result's flag (before: silent, as if the difference were known)."""
+    from sklearn.naive_bayes import GaussianNB
+
+    from evalstats._warnings import SmallSampleWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(36, 3))
+    y = (X[:, 0] + rng.logistic(size=36) > 0).astype(int)
+    with pytest.warns(SmallSampleWarning, match="identical on every split"):
+        res = compare_learners(GaussianNB(), GaussianNB(), X, y, train_size=8, method=method,
+                               rng=0, progress=False)
+    assert res.estimate == 0.0 and np.isnan(res.p_value)
+    assert repr(res).endswith("!>")
+
+
+def test_single_class_share_matches_enumeration():
+    from itertools import combinations
+
+    from evalstats.cv_variance._draws import single_class_share
+
+    y = np.array([0, 0, 0, 0, 0, 1, 1, 2])
+    for g in (1, 2, 3, 5, 6):
+        sets = list(combinations(range(len(y)), g))
+        want = sum(len(set(y[list(s)])) == 1 for s in sets) / len(sets)
+        assert single_class_share(y, g) == pytest.approx(want, rel=1e-12)
+
+
+def test_learning_sets_with_one_class_are_flagged():
+    """LogisticRegression cannot be fitted on one class; the constant prediction stands in
+    (before: silently, in 69 % of the fits here)."""
+    from evalstats._warnings import SmallSampleWarning
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(36, 3))
+    y = np.zeros(36, int)
+    y[:3] = 1
+    with pytest.warns(SmallSampleWarning, match="single class with probability 0.695"):
+        res = cv_error_ci(LogisticRegression(), X, y, train_size=4, rng=0, n_draws=60,
+                          mc_tol=None, progress=False)
+    assert any("constant prediction" in n for n in res.notes)
+
+
+def test_max_draws_below_the_default_start_is_respected(data):
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared",
+                          max_draws=40, rng=1, progress=False)
+    assert res.n_draws == 40 and res.call["max_draws"] == 40   # before: 1000 draws run
+    with pytest.raises(ValueError, match="`max_draws` must be at least n_draws = 50"):
+        cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared", n_draws=50,
+                    max_draws=40, rng=1)
+
+
+def test_auc_draws_without_a_held_out_positive_add_nothing():
+    """A draw that leaves no positive outside the learning set has an empty AUC kernel;
+    before, its NaN mean entered the per-observation sums (numpy's 'Mean of empty slice'
+    reached the user and the leading variance was NaN)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(36, 3))
+    y = np.zeros(36, int)
+    y[:3] = 1
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        res = cv_error_ci(LogisticRegression(), X, y, train_size=10, loss="auc", rng=0,
+                          n_draws=60, mc_tol=None, progress=False)
+    assert not [w for w in rec if w.category is RuntimeWarning]
+    assert np.isfinite(res.leading_variance) and np.isfinite(res.estimate)

@@ -350,8 +350,15 @@ def test_near_perfect_accuracy_warns(rng):
 
 
 def test_predict_rejects_k_below_2(default_fit):
-    with pytest.raises(ValueError, match="`k` must be numbers of classes >= 2"):
+    with pytest.raises(ValueError, match="`k` must be whole numbers of classes >= 2"):
         default_fit.predict([1, 5])
+
+
+@pytest.mark.parametrize("k", [[], 2.5, [100, 250.5]])
+def test_predict_rejects_empty_and_fractional_k(default_fit, k):
+    # before: [] crashed inside numpy, 2.5 classes were predicted
+    with pytest.raises(ValueError, match="`k` must be whole numbers of classes >= 2"):
+        default_fit.predict(k)
 
 
 def test_small_k1_warns(rng):

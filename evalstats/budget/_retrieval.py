@@ -103,11 +103,14 @@ class RetrievalResult(Reportable):
         return ax
 
 
+#: random labels before the first refit of the guided strategy (fewer when the budget is)
+DEFAULT_SEED = 100
+
+
 @rng_alias
-
-
 @named_result
-def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided", n_seed: int = 100,
+def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided",
+                  n_seed: int | None = None,
                   batch_size: int = 5, estimator=None,
                   rng: None | int | np.random.Generator = None) -> RetrievalResult:
     """Collect labels by guided retrieval of minority-class examples, or at random.
@@ -127,6 +130,8 @@ def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided", n_seed:
         scheme, Section 4; decision tree, 100 seeds and 5 per round in Section 5).
         ``"random"``: uniformly random labels.
     n_seed, batch_size : int
+        Random labels before the first refit (default ``min(100, n_labels)``) and labels
+        per round.
     estimator : scikit-learn classifier, optional
         Surrogate (cloned each round). Default ``DecisionTreeClassifier``. Needs the
         ``ml`` extra (scikit-learn), imported lazily.
@@ -168,7 +173,8 @@ def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided", n_seed:
                                                                  strategy, rng)
     n_pool = x.shape[0]
     if strategy == "guided":
-        n_seed = check_int(n_seed, "n_seed", low=1, high=n_labels)
+        n_seed = (min(DEFAULT_SEED, n_labels) if n_seed is None
+                  else check_int(n_seed, "n_seed", low=1, high=n_labels))
         batch_size = check_int(batch_size, "batch_size", low=1)
         est = default_estimator(int(gen.integers(2**31))) if estimator is None else estimator
         order, lab, n_rounds = guided_order(x, oracle, n_pool, n_labels, n_seed, batch_size,

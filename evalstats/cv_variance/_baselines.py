@@ -27,7 +27,7 @@ import numpy as np
 from scipy import stats
 
 from .._parallel import map_replicates
-from .._warnings import Notes
+from .._warnings import Notes, SmallSampleWarning
 from ._draws import fit_predict, single_threaded
 
 __all__ = ["BASELINES", "baseline_scores", "baseline_interval", "baseline_result"]
@@ -246,6 +246,10 @@ def baseline_result(estimators, args, rng, n_jobs, progress, call, names=None):
     est, se, df = get("d")
     (ea, sa, _), (eb, sb, _) = get("a"), get("b")
     stat = est / se if se > 0 else float("nan")
+    if not se > 0:
+        notes.warn(SmallSampleWarning, f"{method}: the two learners' losses are identical on "
+                   "every split: the difference has zero variance, its interval zero width, "
+                   "and no test is possible (p-value NaN).")
     p = (float(2 * (stats.t.sf(abs(stat), df) if df else stats.norm.sf(abs(stat))))
          if np.isfinite(stat) else float("nan"))
     return CompareLearnersResult(

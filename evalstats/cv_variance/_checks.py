@@ -184,10 +184,17 @@ DESIGNS = ("pairs", "partition")
 
 def _draw_args(n_draws, mc_tol, max_draws, max_seconds, n_jobs, per_draw=2):
     # default: 2 000 fits per learner to start, whatever the design
-    n_draws = (max(20, -(-2 * DEFAULT_DRAWS // per_draw)) if n_draws is None
+    default_n = n_draws is None
+    n_draws = (max(20, -(-2 * DEFAULT_DRAWS // per_draw)) if default_n
                else check_int(n_draws, "n_draws", low=2))
-    max_draws = max(n_draws, DEFAULT_MAX_FACTOR * n_draws if max_draws is None
-                    else check_int(max_draws, "max_draws", low=2))
+    if max_draws is None:
+        max_draws = DEFAULT_MAX_FACTOR * n_draws
+    else:
+        max_draws = check_int(max_draws, "max_draws", low=2)
+        if max_draws < n_draws:
+            if not default_n:
+                raise fail("max_draws", f"at least n_draws = {n_draws}", value=max_draws)
+            n_draws = max_draws         # a cap below the default start: the cap wins
     if mc_tol is not None:
         mc_tol = check_scalar(mc_tol, "mc_tol", 0.0, None, low_inclusive=False)
     if max_seconds is not None:

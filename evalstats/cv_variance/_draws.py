@@ -80,6 +80,46 @@ class _Constant:
         return np.ones((len(X), 1))
 
 
+#: share of single-class learning sets above which the substitution warns (below: a note)
+SINGLE_CLASS_WARN = 0.05
+
+
+def single_class_share(y: np.ndarray, g: int) -> float:
+    """Probability that a uniform learning set of ``g`` of the ``n`` observations holds a
+    single class: ``Σ_c C(n_c, g) / C(n, g)`` (every learning set of both designs is
+    marginally such a draw)."""
+    from scipy.special import gammaln
+
+    n = len(y)
+    if g <= 0 or g > n:
+        return 0.0
+    _, counts = np.unique(y, return_counts=True)
+
+    def log_comb(a, b):
+        return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+
+    return float(sum(np.exp(log_comb(c, g) - log_comb(n, g)) for c in counts if c >= g))
+
+
+def note_single_class(notes, y: np.ndarray, g: int, loss) -> None:
+    """Say how often a learning set holds one class, where :func:`_fit` substitutes the
+    constant prediction of that class for the learner (which cannot be fitted there)."""
+    if loss not in _CLASSIFICATION:
+        return
+    share = single_class_share(y, g)
+    if share <= 0:
+        return
+    msg = (f"A learning set of g = {g} holds a single class with probability {share:.3g}; "
+           "there the learner is replaced by the constant prediction of that class (most "
+           "learners cannot be fitted on one class), and θ(g) includes those fits.")
+    if share > SINGLE_CLASS_WARN:
+        from .._warnings import SmallSampleWarning
+
+        notes.warn(SmallSampleWarning, msg + " Increase train_size for the learner itself.")
+    else:
+        notes.add(msg)
+
+
 def take(X, idx):
     """Rows ``idx`` of ``X`` as the user passed it (a DataFrame stays a DataFrame)."""
     return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
@@ -275,9 +315,11 @@ class DrawTask:
 def _accumulate(acc, V, out_idx, y_out, learn):
     """Add one fit's test-role and learn-role values to the per-observation sums."""
     if V.ndim == 2:  # AUC: a positive's value is its row mean, a negative's its column mean
+        if V.size == 0:  # no positive (or no negative) held out: no kernel value, no role
+            return
         t = np.empty(len(out_idx))
-        t[y_out == 1] = V.mean(1) if V.shape[1] else 0.0
-        t[y_out == 0] = V.mean(0) if V.shape[0] else 0.0
+        t[y_out == 1] = V.mean(1)
+        t[y_out == 0] = V.mean(0)
     else:
         t = V
     acc[0, out_idx] += t

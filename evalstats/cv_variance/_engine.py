@@ -22,7 +22,7 @@ from .._progress import progress_bar
 from .._validation import check_rng
 from .._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes
 from ._checks import check_loss_values
-from ._draws import ACC_ROWS, DrawTask, aggregate, leading_variance
+from ._draws import ACC_ROWS, DrawTask, aggregate, leading_variance, note_single_class
 
 __all__ = ["run_draws", "finish_variance", "ustat_df", "data_df", "interval_data_df",
            "hoeffding", "make_seed", "DF_RULE"]
@@ -52,6 +52,7 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
     """Draws with the sequential stopping rule; returns (rows, acc, aggregate, notes)."""
     notes = Notes()
     n, g = len(args.y), args.g
+    note_single_class(notes, args.y, g, args.loss)
     n_streams = 3 if len(estimators) == 2 else 1
     rows = np.empty((0, 2 + 3 * n_streams))
     acc = np.zeros((n_streams, ACC_ROWS, n))

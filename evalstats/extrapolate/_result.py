@@ -73,9 +73,10 @@ class AccuracyExtrapolation(EvalResult):
         level = self.confidence_level if confidence_level is None else check_confidence_level(
             confidence_level)
         ks = np.atleast_1d(np.asarray(k))
-        if ks.dtype.kind not in "iuf" or ks.ndim != 1 or not np.all(np.isfinite(ks)) \
-                or ks.min() < 2:
-            raise fail("k", "numbers of classes >= 2 (an int or a 1-d array)", value=k)
+        if ks.dtype.kind not in "iuf" or ks.ndim != 1 or ks.size == 0 \
+                or not np.all(np.isfinite(ks)) or ks.min() < 2 or np.any(ks != np.round(ks)):
+            raise fail("k", "whole numbers of classes >= 2 (an int or a non-empty 1-d array)",
+                       value=k)
         if ks.max() > 10 * self.k1:
             warnings.warn(f"Predicting k = {int(ks.max())} from k1 = {self.k1} classes "
                           f"(ratio {ks.max() / self.k1:.3g} > 10): beyond the range the "
