@@ -431,3 +431,22 @@ def test_string_ids_survive_the_session_file(tmp_path):
     ev2 = ActiveEvaluator.open(tmp_path / "s.db")
     assert ev2.result().estimate == ev.result().estimate
     assert set(ev2.result().sample.item_ids) == set(got)
+
+
+@pytest.mark.parametrize("level", [95, 1.5, "0.9", True])
+def test_measures_validates_its_confidence_level(level):
+    rng = np.random.default_rng(3)
+    s = rng.uniform(size=400)
+    y = (rng.uniform(size=400) < s).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = active_evaluate(s, lambda ids: y[ids], n_labels=100, rng=1)
+    with pytest.raises((ValueError, TypeError), match="confidence_level"):
+        res.measures(level)
+
+
+def test_active_budget_takes_a_single_budget():
+    s = np.random.default_rng(0).uniform(size=1000)
+    one = active_budget(s, n_labels=100)
+    assert list(one.table["n_labels"]) == [100]
+    assert one.table.equals(active_budget(s, n_labels=[100]).table)

@@ -229,8 +229,12 @@ def test_calibrated_estimator_equals_greg_formula():
     y = np.array([1, 0, 1, 0, 1, 0, 0], float)
     m = np.array([0.9, 0.5, 0.6, 0.3, 0.2, 0.05, 0.4])
     pi = np.array([0.9, 0.4, 0.3, 0.2, 0.6, 0.5, 0.7])
-    stats = dict(n_target=pi.sum(), n_unlabeled=7.0, sum_m=m.sum(), sum_f=[f.sum()],
-                 sum_fm=[(f * m).sum()], zero_f1=[0], zero_f0=[0])
+    # an eighth pool item the sample missed (predicted negative, m = 0.1): with all seven
+    # items of a seven-item pool drawn, the sample would be a census (measures known)
+    m_pool, f_pool = np.r_[m, 0.1], np.r_[f, 0.0]
+    stats = dict(n_target=pi.sum(), n_unlabeled=8.0, sum_m=m_pool.sum(),
+                 sum_f=[f_pool.sum()], sum_fm=[(f_pool * m_pool).sum()], zero_f1=[0],
+                 zero_f0=[0])
     s = np.arange(7)
     ds = design_sample(s, y, f, np.zeros(7, int), pi, m, [stats], "poisson", "calibrated")
     old = ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE
@@ -241,7 +245,7 @@ def test_calibrated_estimator_equals_greg_formula():
         ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE = old
     fit = {g: np.polyfit(m[f == g], (y - m)[f == g], 1, w=np.sqrt(1 / pi[f == g]))
            for g in (0, 1)}                                  # (γ_g, δ_g)
-    total = {g: np.sum(fit[g][1] + (1 + fit[g][0]) * m[f == g]) for g in (0, 1)}
+    total = {g: np.sum(fit[g][1] + (1 + fit[g][0]) * m_pool[f_pool == g]) for g in (0, 1)}
     tp, pos = total[1], total[1] + total[0]
     g = tp / (0.5 * f.sum() + 0.5 * pos)
     shift = np.where(f == 1, fit[1][1] + fit[1][0] * m, fit[0][1] + fit[0][0] * m)
@@ -342,7 +346,9 @@ def test_two_adaptive_batches_are_unbiased_by_enumerating_every_path():
                 a_hat += lam[k] * a_k
                 b_hat += lam[k] * b_k
             r = ds.estimate(spec)
-            if b_hat > 0 and r["defined"]:
+            if len(labels) == len(y):       # a census: the pool's measure itself
+                assert r["census"] and r["estimate"] == pytest.approx(a_true / b_true)
+            elif b_hat > 0 and r["defined"]:
                 assert r["estimate"] == pytest.approx(np.clip(a_hat / b_hat, 0, 1), rel=1e-9)
             mean_a += p1 * p2 * a_hat
             mean_b += p1 * p2 * b_hat
@@ -544,3 +550,29 @@ def test_several_models_from_one_pps_sample(pool):
     f2 = preds["thr02"].to_numpy()
     true_recall = np.sum(f2 * truth) / np.sum(truth)
     assert abs(row["estimate"] - true_recall) < 5 * row["std_error"] + 0.02
+
+
+@pytest.mark.parametrize("adaptive", [True, False])
+def test_a_census_returns_the_pools_measures_exactly(adaptive):
+    """Every item labeled (the last batch takes all that is left): the measures are known;
+    before, the adaptive design averaged the earlier batches' estimates (F1 0.604 for a true
+    0.596, interval [0.581, 0.626])."""
+    rng = np.random.default_rng(0)
+    n = 500
+    y = (rng.uniform(size=n) < 0.2).astype(int)
+    s = np.clip(np.where(y == 1, rng.beta(4, 2, n), rng.beta(2, 4, n)), 0, 1)
+    f = (s > 0.5).astype(int)
+    tp, fp, fn = np.sum(f * y), np.sum(f * (1 - y)), np.sum((1 - f) * y)
+    truth = {"f1": 2 * tp / (2 * tp + fp + fn), "precision": tp / (tp + fp),
+             "recall": tp / (tp + fn), "accuracy": np.mean(f == y)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = es.active_evaluate(s, lambda ids: y[ids], n_labels=n, predictions=f, rng=7,
+                                 adaptive=adaptive)
+    table = res.measures().set_index("measure")
+    for name, value in truth.items():
+        assert table.loc[name, "estimate"] == pytest.approx(value, abs=1e-12)
+        # known exactly: only the rounding band EXACT_TOL = 1e-9 of the intervals
+        assert table.loc[name, "conf_low"] == pytest.approx(value, abs=2e-9)
+        assert table.loc[name, "conf_high"] == pytest.approx(value, abs=2e-9)
+    assert any("census" in note for note in res.notes)

@@ -10,6 +10,10 @@ Sources of the expected values:
 * ``StrataModel.predictive``: the Gamma–Poisson posterior of each stratum's calibration ratio
   (``Gamma(e + Σ y, e + Σ m₀)``) and the predictive mean/variance of the never-labeled total
   written out stratum by stratum here with explicit loops (no bincount), from the docstring.
+* The rare-regime estimate: the prequential log-likelihood of each predictive model (batch
+  ``k``'s labels under the model fitted on the batches before it: the scores, and their
+  logistic recalibration refitted on those labels) recomputed here item by item, and the
+  estimate ``Σ w_j G̃_j`` with ``w ∝ exp(ℓ)``.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import numpy as np
 import pytest
 
 from evalstats.active import ActiveEvaluator, _ht
+from evalstats.active._calibration import apply_recalibration, fit_recalibration
 from evalstats.active._design import StrataModel
 from evalstats.active._intervals import interval
 
@@ -64,9 +69,11 @@ def test_reach_with_the_true_never_labeled_totals_is_the_truth(estimator, measur
         (g_model, sd_model), = r["reach"]
         assert g_model == pytest.approx(truth, abs=1e-12)
         assert sd_model == 0.0
+        # one predictive model: the estimate is its prediction, here the truth itself
+        assert r["model_weights"] == (1.0,) and r["estimate"] == g_model
         # the interval holds the (exact) model point at any level
         for level in (0.5, 0.95):
-            lo, hi = interval(r["estimate"], r["std_error"], bounded=True, level=level,
+            lo, hi = interval(r["design_estimate"], r["std_error"], bounded=True, level=level,
                               method="wilson", n_eff=r["n_eff"], se_low=r["se_low"],
                               se_high=r["se_high"], reach=r["reach"])
             assert lo - 1e-12 <= truth <= hi + 1e-12
@@ -182,3 +189,67 @@ def test_cached_predictive_totals_and_sample_equal_a_fresh_replay():
         n_before = len(ev._pps._never)
         ids = ev.query(50)                 # a new, unlabeled batch: the sample is unchanged
         assert ev._pps_sample()[1] == 50 and len(ev._pps._never) == n_before
+
+
+def test_next_loglik_matches_an_item_by_item_bernoulli_loglik():
+    rng = np.random.default_rng(8)
+    n = 300
+    scores = rng.beta(0.5, 3, n)
+    y_all = (rng.random(n) < scores).astype(float)
+    preds = np.column_stack([scores > 0.3, scores > 0.1]).astype(float)
+    model = StrataModel(scores, scores, n_strata=5)
+    fit, new = np.arange(0, 120), np.arange(150, 200)
+    base = np.clip(1.3 * scores, 0, 1)
+    got = model.next_loglik(fit, y_all[fit], new, y_all[new], preds, base=base, events=1.0)
+    for j in range(2):
+        want = {"f": 0.0, "f0": 0.0}
+        for i in new:
+            s_i = model.stratum[i]
+            members = [t for t in fit if model.stratum[t] == s_i]
+            rho = (1.0 + sum(y_all[t] for t in members)) / (1.0 + sum(base[t] for t in members))
+            p_i = min(max(rho * base[i], 1e-12), 1 - 1e-12)
+            ll = np.log(p_i) if y_all[i] == 1 else np.log(1 - p_i)
+            want["f" if preds[i, j] == 1 else "f0"] += ll
+        assert got["next_ll_f"][j] == pytest.approx(want["f"], rel=1e-12)
+        assert got["next_ll_f0"][j] == pytest.approx(want["f0"], rel=1e-12)
+
+
+def test_rare_regime_estimate_is_the_prequentially_weighted_prediction(monkeypatch):
+    """Every group in the rare regime (``RARE_SKEW = −1``): the estimate must be
+    ``Σ_j w_j G̃_j`` with ``w ∝ exp(ℓ_j)``, ``ℓ_j`` the log-likelihood of batches 1..K−1
+    under model ``j`` fitted on the batches before (recomputed here); the interval holds the
+    estimate and the design-based estimate."""
+    monkeypatch.setattr(_ht, "RARE_SKEW", -1.0)
+    p, y, f = _rare_pool(n=8000, seed=11)
+    ev = ActiveEvaluator(p, "f1", predictions=f, rng=4, design="pps", adaptive=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(4):
+            ids = ev.query(60)
+            ev.update(ids, y[ids])
+        sample, _ = ev._pps_sample()
+        res = ev.result()
+    r = sample.estimate(ev._spec, 0)
+    strata = ev._pps.model.stratum
+    ll = np.zeros(2)
+    for k in range(1, 4):
+        prev, cur = sample.item_batch < k, sample.item_batch == k
+        ids_p, y_p = sample.item_ids[prev], sample.item_labels[prev]
+        recal = apply_recalibration(p, fit_recalibration(p[ids_p], y_p,
+                                                         sample.item_pi[prev] ** -0.5))
+        for j, base in enumerate((p, recal)):
+            for i, yi in zip(sample.item_ids[cur], sample.item_labels[cur], strict=True):
+                same = strata[ids_p] == strata[i]
+                rho = (1.0 + y_p[same].sum()) / (1.0 + base[ids_p][same].sum())
+                q = min(max(rho * base[i], 1e-12), 1 - 1e-12)
+                ll[j] += np.log(q) if yi == 1 else np.log(1 - q)
+    w = np.exp(ll - ll.max())
+    w /= w.sum()
+    assert len(r["reach"]) == 2
+    assert r["model_weights"] == pytest.approx(tuple(w), rel=1e-9, abs=1e-12)
+    assert r["estimate"] == pytest.approx(sum(wj * g for wj, (g, _) in zip(w, r["reach"],
+                                                                          strict=True)),
+                                          rel=1e-12)
+    assert res.estimate == r["estimate"] and res.design_estimate == r["design_estimate"]
+    lo, hi = res.conf_int()
+    assert lo <= res.estimate <= hi and lo <= res.design_estimate <= hi

@@ -159,7 +159,8 @@ class BatchDesign:
                 pi, [unl.take(c) for c in cands], mu, unl.take(self.pool.preds),
                 self.estimator == "calibrated")))
             upto = lab_batch <= k             # the items no batch up to k has labeled
-            key = (int(upto.sum()), lab_pi is not None)
+            nxt = lab_batch == k + 1          # scored by the models fitted up to k
+            key = (int(upto.sum()), int(nxt.sum()), lab_pi is not None)
             cached = self._never.get(k)
             if cached is not None and cached[0] == key:
                 out[-1]["never"] = cached[1]
@@ -171,8 +172,12 @@ class BatchDesign:
                 bases.append(apply_recalibration(self.pool.probs, fit_recalibration(
                     self.pool.probs[lab_idx[upto]], lab_y[upto],
                     np.asarray(lab_pi, float)[upto] ** -RECALIBRATION_WEIGHT_POWER)))
-            out[-1]["never"] = [self.model.predictive(lab_idx[upto], lab_y[upto],
-                                                      self.pool.preds, base=b) for b in bases]
+            out[-1]["never"] = [dict(self.model.predictive(lab_idx[upto], lab_y[upto],
+                                                           self.pool.preds, base=b),
+                                     **self.model.next_loglik(lab_idx[upto], lab_y[upto],
+                                                              lab_idx[nxt], lab_y[nxt],
+                                                              self.pool.preds, base=b))
+                                for b in bases]
             self._never[k] = (key, out[-1]["never"])
         return out
 

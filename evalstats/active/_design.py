@@ -335,3 +335,28 @@ class StrataModel:
                 var = rho * p - (var_rho + rho * rho) * q + blind * var_rho * p * p
                 out[f"never_var_{key}"].append(float(np.maximum(var, 0.0).sum()))
         return out
+
+    def next_loglik(self, idx: np.ndarray, y: np.ndarray, new_idx: np.ndarray,
+                    new_y: np.ndarray, preds: np.ndarray, base: np.ndarray | None = None,
+                    events: float = PREDICTIVE_EVENTS) -> dict[str, list[float]]:
+        r"""Log-likelihood of the labels ``new_y`` of the next batch's items ``new_idx`` under
+        the predictive model fitted on ``(idx, y)`` (:meth:`predictive`): ``P(y = 1) =
+        E[ρ_s] m₀(x)``, by prediction group (``next_ll_f``: predicted positives, ``…_f0``)
+        and model column of ``preds``. Summed over batches it is the prequential
+        (predictive-sequential) log-likelihood of the model (Dawid 1984), which weighs the
+        predictive models in :meth:`~._ht.DesignSample.estimate`: no label scores a model
+        that was fitted on it."""
+        preds = np.asarray(preds, dtype=float).reshape(self.stratum.shape[0], -1)
+        base = self.prior if base is None else base
+        k = self.n_strata
+        s_lab = self.stratum[idx]
+        rho = ((events + np.bincount(s_lab, weights=y, minlength=k))
+               / (events + np.bincount(s_lab, weights=base[idx], minlength=k)))
+        p = np.clip(rho[self.stratum[new_idx]] * base[new_idx], 1e-12, 1.0 - 1e-12)
+        ll = np.where(np.asarray(new_y) > 0.5, np.log(p), np.log1p(-p))
+        out: dict[str, list[float]] = {"next_ll_f": [], "next_ll_f0": []}
+        for j in range(preds.shape[1]):
+            pos = preds[new_idx, j] > 0.5
+            out["next_ll_f"].append(float(ll[pos].sum()))
+            out["next_ll_f0"].append(float(ll[~pos].sum()))
+        return out

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value
+from .._validation import check_confidence_level
 from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
 from ._intervals import INTERVAL_METHODS, interval
 from ._measures import MeasureSpec
@@ -155,6 +156,12 @@ class ActiveEstimate(EvalResult):
         model of the never-labeled items — the measure with their labels replaced by the
         model's expectation, and the s.d. of those labels; ``conf_int(level)`` holds every
         ``G̃ ± z σ``. Empty otherwise.
+    design_estimate : float
+        In that regime the design-based (calibrated difference) estimate, which the
+        interval also holds; ``estimate`` is then the models' prediction ``Σ_j w_j G̃_j``
+        with weights ``w_j ∝ exp(ℓ_j)``, ``ℓ_j`` the prequential log-likelihood of model
+        ``j`` (``diagnostics["model_weights"]``; see :mod:`evalstats.active._ht`). NaN
+        otherwise (``estimate`` is the design-based one).
 
     Methods
     -------
@@ -180,6 +187,7 @@ class ActiveEstimate(EvalResult):
     std_error_low: float = float("nan")
     std_error_high: float = float("nan")
     model_reach: tuple = ()
+    design_estimate: float = float("nan")
 
     INTERVAL_METHODS: ClassVar[tuple[str, ...]] = INTERVAL_METHODS
     pool_size: int = 0
@@ -192,7 +200,8 @@ class ActiveEstimate(EvalResult):
     extra: dict = field(default_factory=dict)
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
-        return interval(self.estimate, self.std_error, bounded=self.bounded, level=level,
+        centre = self.design_estimate if np.isfinite(self.design_estimate) else self.estimate
+        return interval(centre, self.std_error, bounded=self.bounded, level=level,
                         method=method, n_eff=self.n_eff, ess=self.ess, df=self.df,
                         vacuous=self.vacuous, se_low=self.std_error_low,
                         se_high=self.std_error_high, reach=self.model_reach)
@@ -231,12 +240,14 @@ class ActiveEstimate(EvalResult):
 
         Extra columns: ``model``, ``measure``, ``defined``, ``zero_width``, ``ess``.
         """
-        level = self.confidence_level if confidence_level is None else confidence_level
+        level = (self.confidence_level if confidence_level is None
+                 else check_confidence_level(confidence_level))
         rows = []
         for m, model in enumerate(self.model_names):
             for spec in self.specs:
                 r = self.sample.estimate(spec, m)
-                lo, hi = interval(r["estimate"], r["std_error"], bounded=spec.kind != "squared",
+                lo, hi = interval(r.get("design_estimate", r["estimate"]), r["std_error"],
+                                  bounded=spec.kind != "squared",
                                   level=level, method=self.interval_method, n_eff=r["n_eff"],
                                   ess=r["ess"], df=self.df, vacuous=r.get("vacuous", False),
                                   se_low=r.get("se_low"), se_high=r.get("se_high"),
@@ -259,8 +270,9 @@ class ActiveEstimate(EvalResult):
             rows = []
             for k in range(1, len(self.sample.batches) + 1):
                 r = self.sample.estimate(self.specs[0], 0, n_batches=k)
-                lo, hi = interval(r["estimate"], r["std_error"], bounded=self.bounded,
-                                  level=self.confidence_level, method=self.interval_method,
+                lo, hi = interval(r.get("design_estimate", r["estimate"]), r["std_error"],
+                                  bounded=self.bounded, level=self.confidence_level,
+                                  method=self.interval_method,
                                   n_eff=r["n_eff"], ess=r["ess"],
                                   vacuous=r.get("vacuous", False), se_low=r.get("se_low"),
                                   se_high=r.get("se_high"), reach=r.get("reach", ()))
@@ -378,6 +390,9 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         notes.warn(UndefinedEstimateWarning,
                    f"{spec.name} is undefined on this sample: {r['reason']}. Estimate set "
                    f"to NaN (flagged defined=False).")
+    elif r.get("census"):
+        notes.add(f"Every item of the pool is labeled (a census): {spec.name} is computed "
+                  f"exactly, so its interval has zero width.")
     elif r["zero_width"]:
         what = ("the Wilson interval at the effective sample size is reported instead"
                 if bounded else "the interval has zero width")
@@ -409,12 +424,15 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                    f"labels enter these measures.")
     lo_se, hi_se = r.get("se_low", float("nan")), r.get("se_high", float("nan"))
     if r["defined"] and r.get("reach"):
-        where = ", ".join(f"{g:.3g} ± {s:.2g}" for g, s in r["reach"])
+        where = ", ".join(f"{g:.3g} ± {s:.2g} (weight {w:.2f})"
+                          for (g, s), w in zip(r["reach"], r["model_weights"], strict=True))
         notes.add(f"Labels the sample has not seen are rare events here (fewer than one of them "
-                  f"is expected among the labels), so the interval also holds where a "
-                  f"predictive model of the never-labeled items puts {spec.name}: {where} "
-                  f"(± one s.d. of their labels; around the scores and around their "
-                  f"recalibration). The std. error is the design's.")
+                  f"is expected among the labels), so the estimate is where predictive models "
+                  f"of the never-labeled items put {spec.name}: {where} (± one s.d. of their "
+                  f"labels; around the scores and around their recalibration, weighted by "
+                  f"how well each predicted the labels of each next batch). The interval "
+                  f"holds these and the design-based estimate {r['design_estimate']:.3g}; the "
+                  f"std. error is the design's.")
     elif (r["defined"] and np.isfinite(lo_se) and np.isfinite(hi_se)
             and max(lo_se, hi_se) > SIDED_NOTE_RATIO * min(lo_se, hi_se)):
         notes.add(f"The interval is asymmetric by design: its lower side uses s.e. "
@@ -437,7 +455,9 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         estimate=r["estimate"], std_error=r["std_error"], confidence_level=level,
         method=method, interval_method="wilson" if pps else "logit", term=spec.name,
         n=n_labels, n_unit="labels", df=df, data=data, call=call,
-        diagnostics=dict(sum_vw=r.get("sum_vw", float("nan"))), notes=notes.as_tuple(),
+        diagnostics=dict(sum_vw=r.get("sum_vw", float("nan")),
+                         model_weights=tuple(r.get("model_weights", ()))),
+        notes=notes.as_tuple(),
         n_labels=n_labels, n_draws=n_draws, ess=r["ess"],
         max_weight_share=r["max_weight_share"], defined=r["defined"],
         zero_width=r["zero_width"], bounded=bounded, proposal_kind=proposal_kind,
@@ -448,4 +468,5 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         std_error_low=float(r.get("se_low", float("nan"))),
         std_error_high=float(r.get("se_high", float("nan"))),
         model_reach=tuple(tuple(float(v) for v in pair) for pair in r.get("reach", ())),
+        design_estimate=float(r.get("design_estimate", float("nan"))),
         **(plot or {}))

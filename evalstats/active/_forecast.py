@@ -194,7 +194,8 @@ def active_budget(scores: Any, measure: str = "f1", *, predictions: Any = None,
         grid = np.array([b for b in (50, 100, 200, 500, 1000, 2000, 5000) if b <= n_pool])
         grid = grid if len(grid) else np.array([n_pool])
     else:
-        grid = check_array(n_labels, "n_labels").astype(float)
+        grid = check_array(np.atleast_1d(np.asarray(n_labels)) if np.ndim(n_labels) == 0
+                           else n_labels, "n_labels").astype(float)
         if grid.min() < 1 or grid.max() > n_pool:
             raise fail("n_labels", f"numbers of labels in [1, {n_pool}]",
                        got=f"values in [{grid.min():g}, {grid.max():g}]")
