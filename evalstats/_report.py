@@ -176,10 +176,19 @@ class Report:
     max_rows: int | None = MAX_ROWS
 
     def __post_init__(self) -> None:
-        if self.max_rows is not None:
-            from ._validation import check_int
+        from ._validation import check_int, fail
 
+        if self.max_rows is not None:
             object.__setattr__(self, "max_rows", check_int(self.max_rows, "max_rows", low=2))
+        if isinstance(self.digits, Mapping):
+            for key, value in self.digits.items():
+                if not isinstance(key, str):
+                    raise fail("digits", "an int or a mapping of column names to ints",
+                               value=self.digits)
+                check_int(value, f"digits[{key!r}]", low=0, high=15)
+        else:
+            object.__setattr__(self, "digits", check_int(self.digits, "digits", low=1,
+                                                         high=15))
 
     # -- layout ---------------------------------------------------------------------------
     @property

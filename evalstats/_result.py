@@ -440,7 +440,8 @@ class EvalResult(Reportable):
     # -- repr -----------------------------------------------------------------------------
     def _repr_body(self) -> str:
         lo, hi = self.conf_int()
-        n_txt = f", {self.n} {self.n_unit}" if self.n is not None else ""
+        unit = self.n_unit[:-1] if self.n == 1 and self.n_unit.endswith("s") else self.n_unit
+        n_txt = f", {self.n} {unit}" if self.n is not None else ""
         return (f"{self.term}={format_value(self.estimate, 3)} "
                 f"[{_r3(lo)}, {_r3(hi)}] {100 * self.confidence_level:g}%{n_txt}")
 

@@ -181,7 +181,8 @@ def finding_sentence(term: str, estimate: float, ci: tuple[float, float], level:
         elif not (math.isfinite(lo) and math.isfinite(hi)):
             text += " (no interval could be computed; see the notes)"
     if n is not None:
-        text += f" from {format_value(int(n))} {n_unit}".rstrip()
+        unit = n_unit[:-1] if int(n) == 1 and n_unit.endswith("s") else n_unit
+        text += f" from {format_value(int(n))} {unit}".rstrip()
     if n_terms > 1:
         more = n_terms - 1
         text += f"; {more} further term{'s' if more > 1 else ''} in the table"

@@ -139,7 +139,18 @@ def check_scalar(value: Any, name: str, low: float | None = None, high: float | 
 
 def check_array(x: Any, name: str, *, ndim: int | Sequence[int] = 1, finite: bool = True,
                 dtype: Any = float, min_len: int = 1) -> np.ndarray:
-    """Convert to a numpy array of ``dtype`` and check dimensions and finiteness."""
+    """Convert to a numpy array of ``dtype`` and check dimensions and finiteness; text is
+    refused for a numeric ``dtype`` (``"0.1"`` would convert silently: a column read as
+    text is a data error, not a number)."""
+    if np.dtype(dtype).kind in "fiu":
+        try:
+            raw = np.asarray(x)
+        except (TypeError, ValueError):
+            raw = None                  # ragged input: reported by the conversion below
+        if raw is not None and (raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(
+                isinstance(v, str | bytes) for v in raw.ravel()[:10_000]))):
+            raise fail(name, "array-like of numbers", got="text (strings)", exc=TypeError,
+                       remedy="Convert the column to numbers first (e.g. `pd.to_numeric`).")
     try:
         arr = np.asarray(x, dtype=dtype)
     except (TypeError, ValueError) as err:

@@ -450,3 +450,24 @@ def test_active_budget_takes_a_single_budget():
     one = active_budget(s, n_labels=100)
     assert list(one.table["n_labels"]) == [100]
     assert one.table.equals(active_budget(s, n_labels=[100]).table)
+
+
+def test_with_replacement_estimate_on_the_boundary_warns():
+    """15 positives in 20,000, no false positive, four false negatives among low scores:
+    the papers' design draws none of them and reports F1 = 1 with a narrow interval that
+    excludes the truth (0.85); that now says why."""
+    rng = np.random.default_rng(0)
+    n = 20_000
+    y = np.zeros(n, int)
+    pos = rng.choice(n, 15, replace=False)
+    y[pos] = 1
+    s = rng.beta(1, 50, n)
+    s[pos] = rng.uniform(0.3, 0.99, 15)
+    f = (s > 0.5).astype(int)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        res = active_evaluate(s, lambda i: y[i], n_labels=300, predictions=f, rng=1, **WR)
+    assert res.estimate == pytest.approx(1.0, abs=1e-12)
+    assert (f * y).sum() * 2 / (f.sum() + y.sum()) == 0.8      # the truth
+    assert any("on the boundary" in str(w.message) for w in rec)
+    assert repr(res).endswith("!>")

@@ -576,3 +576,46 @@ def test_a_census_returns_the_pools_measures_exactly(adaptive):
         assert table.loc[name, "conf_low"] == pytest.approx(value, abs=2e-9)
         assert table.loc[name, "conf_high"] == pytest.approx(value, abs=2e-9)
     assert any("census" in note for note in res.notes)
+
+
+def test_a_measure_known_exactly_is_not_flagged_as_unreliable():
+    """Every predicted positive labeled with certainty: precision is known, its interval
+    has zero width, and neither the Wilson-fallback note nor the few-events warning
+    applies (before: both, on a correct [1, 1])."""
+    rng = np.random.default_rng(0)
+    n = 50_000
+    y = np.zeros(n, int)
+    pos = rng.choice(n, 15, replace=False)
+    y[pos] = 1
+    s = rng.beta(1, 50, n)
+    s[pos] = rng.uniform(0.3, 0.99, 15)
+    f = (s > 0.5).astype(int)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        res = active_evaluate(s, lambda i: y[i], n_labels=300, measure="precision",
+                              predictions=f, rng=1)
+    truth = (f * y).sum() / f.sum()
+    assert res.estimate == pytest.approx(truth) and res.zero_width
+    assert not [w for w in rec if issubclass(w.category, es.SmallSampleWarning)]
+    assert any("known exactly" in note for note in res.notes)
+
+
+def test_a_standard_error_beyond_the_range_is_flagged():
+    """Recall with 15 positives in 50,000 and 300 labels: the linearised s.e. is above 0.5
+    (the largest any [0, 1] measure can have); before, 12.4 was shown without a word."""
+    rng = np.random.default_rng(0)
+    n = 50_000
+    y = np.zeros(n, int)
+    pos = rng.choice(n, 15, replace=False)
+    y[pos] = 1
+    s = rng.beta(1, 50, n)
+    s[pos] = rng.uniform(0.3, 0.99, 15)
+    f = (s > 0.5).astype(int)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        res = active_evaluate(s, lambda i: y[i], n_labels=300, measure="recall",
+                              predictions=f, rng=1)
+    assert res.std_error > 0.5
+    assert any("exceeds 0.5" in str(w.message) for w in rec)
+    lo, hi = res.conf_int()
+    assert 0.0 <= lo <= res.estimate <= hi <= 1.0

@@ -239,3 +239,21 @@ def test_guided_sample_with_a_budget_below_the_default_seed():
     assert res.n_labels == 1 and res.n_seed == 1
     with pytest.raises(ValueError, match="`n_seed` must be"):
         guided_sample(X, y, 10, n_seed=20, rng=0)
+
+
+def test_wald_intervals_of_rule_measures_stay_in_the_unit_interval():
+    # before: precision down to -0.11, recall up to 1.295 on this design
+    y = np.array([1, 1, 1, 0, 0, 0, 0, 0])
+    r = np.array([[1, 0], [1, 1], [0, 1], [1, 0], [0, 0], [0, 1], [0, 0], [0, 0]])
+    ev = evaluate_rules(y, r, LabelDesign.stratified(y, {1: 40, 0: 960}))
+    t = ev.tidy(method="wald")
+    assert (t["conf_low"] >= 0).all() and (t["conf_high"] <= 1).all()
+    assert ((t["conf_low"] <= t["estimate"]) & (t["estimate"] <= t["conf_high"])).all()
+
+
+@pytest.mark.parametrize("size", [np.nan, np.inf, 40.5, -3])
+def test_stratum_sizes_must_be_whole_pool_counts(size):
+    # before: accepted, and evaluate_rules reported NaN "with no labeled example"
+    y = np.array([1, 1, 1, 0, 0, 0, 0, 0])
+    with pytest.raises((ValueError, TypeError), match=r"stratum_sizes\[1\]"):
+        LabelDesign.stratified(y, {1: size, 0: 960})

@@ -272,3 +272,12 @@ def test_tradeoff_bad_input():
 def test_measures_of_the_wrong_type_are_refused_clearly():
     with pytest.raises(TypeError, match="`measures` must be a measure name or a sequence"):
         plan_labels(1000, 0.1, 0.1, half_width=0.1, measures=None)
+
+
+def test_plan_with_unknown_prevalence_names_its_prevalence_sample():
+    # before: "15 positives + 0 negatives = 49974 labels" and "(prevalence known)"
+    p = plan_labels(50000, 0.0003, 0.05, half_width=0.02, prevalence_known=False)
+    assert p.n_positive + p.n_negative + p.n_prevalence == p.n_total
+    assert f"+ {p.n_prevalence} for the prevalence = {p.n_total} labels" in repr(p)
+    text = " ".join(p.summary().as_text().split())
+    assert "(prevalence from a random sample)" in text and "(prevalence known)" not in text

@@ -580,3 +580,17 @@ def test_perfectly_separated_kde_prediction_stays_within_0_1():
                                    k_target=[2 * k1, 5 * k1])
     acc = fit.predict([2 * k1, 5 * k1]).accuracy.to_numpy()
     assert np.all((acc >= 0) & (acc <= 1)) and acc == pytest.approx(1.0)
+
+
+def test_solver_accuracy_is_reported_once_not_as_cvxpy_warnings():
+    """k1 = 5 classes, three test points each: some solver calls end 'optimal_inaccurate';
+    evalstats' ConvergenceWarning counts them, cvxpy's own UserWarning no longer leaks."""
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(5), 3)
+    S = rng.normal(size=(15, 5))
+    S[np.arange(15), y] += 1
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        extrapolate_accuracy(S, y, rng=0, n_subsamples=8)
+    assert not [w for w in rec if w.category is UserWarning]
+    assert any("optimal_inaccurate" in str(w.message) for w in rec)

@@ -239,3 +239,17 @@ def test_cli_binary_file_is_one_line(tmp_path, capsys):
     rc = cli.main(["cv", "--data", str(data), "--target", "y", "--train-size", "5"])
     err = capsys.readouterr().err
     assert rc == 2 and err.startswith("evalstats cv: error:") and err.count("\n") == 1
+
+
+def test_loss_ci_refuses_text_losses():
+    # before: ["0.1", "0.2", "0.9"] converted silently to numbers
+    with pytest.raises(TypeError, match="`losses` must be array-like of numbers; got text"):
+        es.loss_ci(["0.1", "0.2", "0.9"])
+    with pytest.raises(TypeError, match="`losses` must be array-like of numbers; got text"):
+        es.loss_ci(np.array([0.1, "x"], dtype=object))
+
+
+def test_one_test_case_is_singular():
+    res = es.error_ci([0], [0])
+    assert repr(res).endswith("1 test case>")
+    assert "from 1 test case." in res.summary().as_text()

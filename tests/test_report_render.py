@@ -420,3 +420,11 @@ def test_empty_and_one_column_tables_render_in_every_format(df):
         assert "E" in rep.render(fmt)
     if len(df):
         assert "1 of 3 rows omitted" in rep.as_text()
+
+
+@pytest.mark.parametrize("digits", [-1, 0, 2.5, "3", {"estimate": -2}])
+def test_summary_refuses_bad_digits(digits):
+    # before: "Format specifier missing precision" from deep in the formatter, or silence
+    res = es.error_ci([0, 1, 1, 0, 1], [0, 1, 0, 0, 1])
+    with pytest.raises((ValueError, TypeError), match="digits"):
+        res.summary(digits=digits)

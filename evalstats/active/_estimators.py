@@ -393,6 +393,10 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
     elif r.get("census"):
         notes.add(f"Every item of the pool is labeled (a census): {spec.name} is computed "
                   f"exactly, so its interval has zero width.")
+    elif r["zero_width"] and pps and not np.isfinite(r.get("n_eff", 0.0)):  # known exactly
+        notes.add(f"Every item that moves {spec.name} was labeled with certainty "
+                  f"(inclusion probability 1): it is known exactly, so its interval has zero "
+                  f"width.")
     elif r["zero_width"]:
         what = ("the Wilson interval at the effective sample size is reported instead"
                 if bounded else "the interval has zero width")
@@ -404,7 +408,22 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                    f"Effective sample size {r['ess']:.1f} < {SMALL_ESS}: the interval is "
                    f"unreliable (few labeled items carry the measure; its coverage can fall "
                    f"well below nominal).")
-    if r["defined"] and spec.kind == "f":
+    if (not pps and r["defined"] and bounded and spec.kind != "squared"
+            and min(r["estimate"], 1.0 - r["estimate"]) < 1e-12):
+        notes.warn(SmallSampleWarning,
+                   f"{spec.name} = {r['estimate']:g} is on the boundary: no draw showed an "
+                   f"error that would move it. The with-replacement design has no floor for "
+                   f"rare errors it has not drawn (e.g. false negatives among low scores), so "
+                   f"its interval can exclude the truth; design='pps' (the default) accounts "
+                   f"for them.")
+    if r["defined"] and bounded and np.isfinite(r["std_error"]) and r["std_error"] > 0.5:
+        notes.warn(SmallSampleWarning,
+                   f"The linearised std. error of {spec.name} ({r['std_error']:.3g}) exceeds "
+                   f"0.5, the largest any measure in [0, 1] can have: the delta method fails "
+                   f"here (its denominator is barely estimated). Read the interval, not the "
+                   f"std. error.")
+    exact = r["zero_width"] and pps and not np.isfinite(r.get("n_eff", 0.0))
+    if r["defined"] and spec.kind == "f" and not exact:
         _, w = spec.loss_weight(sample.item_preds[:, 0], sample.item_labels)
         k = int(np.count_nonzero(np.nan_to_num(w) > 0))
         if k < MIN_EVENTS:

@@ -16,7 +16,7 @@ __all__ = ["LabelPlan"]
 
 _GUARANTEE = {
     ("any", "positives"): "any rule of this size: deterministic range after labeling "
-                          "positives (prevalence known)",
+                          "positives",
     ("any", "random"): "any rule of this size: subset estimate from random labels",
     ("random", "positives"): "random rules only (predictions independent of labels; "
                              "the paper's analysis)",
@@ -121,7 +121,11 @@ class LabelPlan(Reportable):
                     feasible=self.feasible)
 
     def _header(self):
-        hdr = {"Guarantee": _GUARANTEE[self.rules, self.strategy],
+        guarantee = _GUARANTEE[self.rules, self.strategy]
+        if (self.rules, self.strategy) == ("any", "positives"):
+            guarantee += (" (prevalence from a random sample)" if self.n_prevalence
+                          else " (prevalence known)")
+        hdr = {"Guarantee": guarantee,
                "Target half-width": f"+/-{self.half_width:g} "
                                     f"(confidence {100 * self.confidence_level:g}%)",
                "Positives to label": self.n_positive, "Negatives to label": self.n_negative,
@@ -148,7 +152,8 @@ class LabelPlan(Reportable):
                 ("Blind labeling (eq 4.30)", self.blind)]
 
     def _repr_body(self) -> str:
-        return (f"{self.n_positive} positives + {self.n_negative} negatives = "
+        prev = f" + {self.n_prevalence} for the prevalence" if self.n_prevalence else ""
+        return (f"{self.n_positive} positives + {self.n_negative} negatives{prev} = "
                 f"{self.n_total} labels for +/-{self.half_width:g} at "
                 f"{100 * self.confidence_level:g}% ({self.rules} rules, {self.strategy}, "
                 f"{self.bound})")

@@ -53,6 +53,10 @@ class LabelDesign:
         if missing:
             raise fail("stratum_sizes", "a size for every stratum in `strata`",
                        got=f"no size for {sorted(missing)!r}")
+        sizes = {}
+        for h, size in stratum_sizes.items():       # whole, finite pool counts
+            sizes[h] = check_int(size, f"stratum_sizes[{h!r}]", low=0)
+        stratum_sizes = sizes
         for h in np.unique(strata):
             if stratum_sizes[h] < np.sum(strata == h):
                 key = h.item() if hasattr(h, "item") else h
@@ -105,7 +109,8 @@ class RuleEvaluation(EvalResult):
     Interval methods (``conf_int(method=...)``): ``"korn_graubard_smoothed"`` (default):
     Clopper-Pearson at the design effective sample size n_eff = p(1-p)/se² with the
     smoothed se (capped at the labeled examples in the denominator; Korn & Graubard 1998);
-    ``"korn_graubard"``: the same with the textbook se; ``"wald"``: estimate ± z se.
+    ``"korn_graubard"``: the same with the textbook se; ``"wald"``: estimate ± z se, clipped
+    to [0, 1].
     """
 
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -113,8 +118,10 @@ class RuleEvaluation(EvalResult):
     INTERVAL_METHODS = ("korn_graubard_smoothed", "korn_graubard", "wald")
 
     def _row_interval(self, rec, level, method):
-        if method == "wald":
-            return wald_interval(rec["estimate"], rec["std_error"], level)
+        if method == "wald":        # proportions: the normal interval clipped to [0, 1]
+            lo, hi = wald_interval(rec["estimate"], rec["std_error"], level)
+            return ConfidenceInterval(*(float(np.clip(v, 0.0, 1.0)) if np.isfinite(v) else v
+                                        for v in (lo, hi)))
         se = rec["std_error_smoothed"] if method == "korn_graubard_smoothed" \
             else rec["std_error"]
         return _kg_interval(rec["estimate"], se, rec["n_denominator"], level)

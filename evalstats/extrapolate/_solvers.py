@@ -8,6 +8,8 @@ failed candidate).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import optimize
 
@@ -61,7 +63,10 @@ def solve_checked(prob, var, name: str) -> tuple[np.ndarray, str]:
     errors = []
     for solver in (cp.CLARABEL, cp.SCS):
         try:
-            prob.solve(solver=solver, warm_start=False)   # history-free: n_jobs-identical
+            with warnings.catch_warnings():     # the status says it; evalstats reports it
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate",
+                                        category=UserWarning)
+                prob.solve(solver=solver, warm_start=False)  # history-free: n_jobs-identical
         except (cp.SolverError, ArithmeticError, ValueError) as err:
             errors.append(f"{solver}: {err}")
             continue
