@@ -20,3 +20,16 @@ class MeanReg:
 
     def set_params(self, **params):
         return self
+
+
+def rare_pool_without_false_positives(n: int, seed: int = 0):
+    """Scores, labels and predictions of a pool with 15 positives among ``n`` items: low
+    Beta(1, 50) scores for the negatives, Uniform(0.3, 0.99) for the positives, predicted
+    positive above 0.5 (no false positive; the positives below 0.5 are false negatives)."""
+    rng = np.random.default_rng(seed)
+    y = np.zeros(n, int)
+    pos = rng.choice(n, 15, replace=False)
+    y[pos] = 1
+    s = rng.beta(1, 50, n)
+    s[pos] = rng.uniform(0.3, 0.99, 15)
+    return s, y, (s > 0.5).astype(int)

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _models import rare_pool_without_false_positives
 
 import evalstats as es
 from evalstats._warnings import SmallSampleWarning, UndefinedEstimateWarning
@@ -453,17 +454,10 @@ def test_active_budget_takes_a_single_budget():
 
 
 def test_with_replacement_estimate_on_the_boundary_warns():
-    """15 positives in 20,000, no false positive, four false negatives among low scores:
+    """15 positives in 20,000, no false positive, five false negatives among low scores:
     the papers' design draws none of them and reports F1 = 1 with a narrow interval that
-    excludes the truth (0.85); that now says why."""
-    rng = np.random.default_rng(0)
-    n = 20_000
-    y = np.zeros(n, int)
-    pos = rng.choice(n, 15, replace=False)
-    y[pos] = 1
-    s = rng.beta(1, 50, n)
-    s[pos] = rng.uniform(0.3, 0.99, 15)
-    f = (s > 0.5).astype(int)
+    excludes the truth (0.8); that now says why."""
+    s, y, f = rare_pool_without_false_positives(20_000)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         res = active_evaluate(s, lambda i: y[i], n_labels=300, predictions=f, rng=1, **WR)

@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _models import rare_pool_without_false_positives
 
 import evalstats as es
 from evalstats._warnings import UndefinedEstimateWarning
@@ -582,14 +583,7 @@ def test_a_measure_known_exactly_is_not_flagged_as_unreliable():
     """Every predicted positive labeled with certainty: precision is known, its interval
     has zero width, and neither the Wilson-fallback note nor the few-events warning
     applies (before: both, on a correct [1, 1])."""
-    rng = np.random.default_rng(0)
-    n = 50_000
-    y = np.zeros(n, int)
-    pos = rng.choice(n, 15, replace=False)
-    y[pos] = 1
-    s = rng.beta(1, 50, n)
-    s[pos] = rng.uniform(0.3, 0.99, 15)
-    f = (s > 0.5).astype(int)
+    s, y, f = rare_pool_without_false_positives(50_000)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         res = active_evaluate(s, lambda i: y[i], n_labels=300, measure="precision",
@@ -603,14 +597,7 @@ def test_a_measure_known_exactly_is_not_flagged_as_unreliable():
 def test_a_standard_error_beyond_the_range_is_flagged():
     """Recall with 15 positives in 50,000 and 300 labels: the linearised s.e. is above 0.5
     (the largest any [0, 1] measure can have); before, 12.4 was shown without a word."""
-    rng = np.random.default_rng(0)
-    n = 50_000
-    y = np.zeros(n, int)
-    pos = rng.choice(n, 15, replace=False)
-    y[pos] = 1
-    s = rng.beta(1, 50, n)
-    s[pos] = rng.uniform(0.3, 0.99, 15)
-    f = (s > 0.5).astype(int)
+    s, y, f = rare_pool_without_false_positives(50_000)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         res = active_evaluate(s, lambda i: y[i], n_labels=300, measure="recall",

@@ -36,6 +36,16 @@ def _pool(n=3000, seed=3):
     return s, y, (s > 0.3).astype(float)
 
 
+def _label_batches(ev, y, n_batches, size):
+    """Label ``n_batches`` batches of ``size`` (warnings silenced); the design sample."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(n_batches):
+            ids = ev.query(size)
+            ev.update(ids, y[ids])
+        return ev._pps_sample()[0]
+
+
 def _truth(measure, f, y):
     tp, fp, fn = (f * y).sum(), (f * (1 - y)).sum(), ((1 - f) * y).sum()
     return {"f1": 2 * tp / (2 * tp + fp + fn), "recall": tp / (tp + fn),
@@ -50,12 +60,7 @@ def test_reach_with_the_true_never_labeled_totals_is_the_truth(estimator, measur
     s, y, f = _pool()
     ev = ActiveEvaluator(s, measure, predictions=f, rng=1, design="pps", adaptive=True,
                          estimator=estimator)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for _ in range(3):
-            ids = ev.query(60)
-            ev.update(ids, y[ids])
-        sample, _ = ev._pps_sample()
+    sample = _label_batches(ev, y, 3, 60)
     for k, bt in enumerate(sample.batches):
         seen = np.zeros(len(s), dtype=bool)
         seen[sample.item_ids[sample.item_batch <= k]] = True
@@ -222,12 +227,9 @@ def test_rare_regime_estimate_is_the_prequentially_weighted_prediction(monkeypat
     monkeypatch.setattr(_ht, "RARE_SKEW", -1.0)
     p, y, f = _rare_pool(n=8000, seed=11)
     ev = ActiveEvaluator(p, "f1", predictions=f, rng=4, design="pps", adaptive=True)
+    sample = _label_batches(ev, y, 4, 60)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for _ in range(4):
-            ids = ev.query(60)
-            ev.update(ids, y[ids])
-        sample, _ = ev._pps_sample()
         res = ev.result()
     r = sample.estimate(ev._spec, 0)
     strata = ev._pps.model.stratum
