@@ -196,7 +196,7 @@ def test_cached_predictive_totals_and_sample_equal_a_fresh_replay():
         assert ev._pps_sample()[1] == 50 and len(ev._pps._never) == n_before
 
 
-def test_next_loglik_matches_an_item_by_item_bernoulli_loglik():
+def test_next_loglik_matches_an_item_by_item_gamma_poisson_loglik():
     rng = np.random.default_rng(8)
     n = 300
     scores = rng.beta(0.5, 3, n)
@@ -211,9 +211,10 @@ def test_next_loglik_matches_an_item_by_item_bernoulli_loglik():
         for i in new:
             s_i = model.stratum[i]
             members = [t for t in fit if model.stratum[t] == s_i]
-            rho = (1.0 + sum(y_all[t] for t in members)) / (1.0 + sum(base[t] for t in members))
-            p_i = min(max(rho * base[i], 1e-12), 1 - 1e-12)
-            ll = np.log(p_i) if y_all[i] == 1 else np.log(1 - p_i)
+            a = 1.0 + sum(y_all[t] for t in members)
+            b = 1.0 + sum(base[t] for t in members)
+            p0 = (b / (b + base[i])) ** a            # P(no event), ρ ~ Gamma(a, b)
+            ll = np.log(1 - p0) if y_all[i] == 1 else np.log(p0)
             want["f" if preds[i, j] == 1 else "f0"] += ll
         assert got["next_ll_f"][j] == pytest.approx(want["f"], rel=1e-12)
         assert got["next_ll_f0"][j] == pytest.approx(want["f0"], rel=1e-12)
@@ -242,9 +243,9 @@ def test_rare_regime_estimate_is_the_prequentially_weighted_prediction(monkeypat
         for j, base in enumerate((p, recal)):
             for i, yi in zip(sample.item_ids[cur], sample.item_labels[cur], strict=True):
                 same = strata[ids_p] == strata[i]
-                rho = (1.0 + y_p[same].sum()) / (1.0 + base[ids_p][same].sum())
-                q = min(max(rho * base[i], 1e-12), 1 - 1e-12)
-                ll[j] += np.log(q) if yi == 1 else np.log(1 - q)
+                a, b = 1.0 + y_p[same].sum(), 1.0 + base[ids_p][same].sum()
+                p0 = (b / (b + base[i])) ** a
+                ll[j] += np.log(1 - p0) if yi == 1 else np.log(p0)
     w = np.exp(ll - ll.max())
     w /= w.sum()
     assert len(r["reach"]) == 2
@@ -255,3 +256,18 @@ def test_rare_regime_estimate_is_the_prequentially_weighted_prediction(monkeypat
     assert res.estimate == r["estimate"] and res.design_estimate == r["design_estimate"]
     lo, hi = res.conf_int()
     assert lo <= res.estimate <= hi and lo <= res.design_estimate <= hi
+
+
+def test_next_loglik_of_a_stratum_of_positives_is_not_decided_by_a_clip():
+    """Nineteen labeled positives at scores 0.80–0.98: E[ρ] m₀ > 1 for the next item. It
+    scored log(1e-12) = −27.6 when negative under either base (the clip constant, which then
+    decided the weights); the Gamma–Poisson probability of an event stays below 1 and the
+    two bases differ (review of the prequential weights)."""
+    s = np.r_[np.linspace(0.80, 0.99, 20), np.full(980, 0.001)]
+    model = StrataModel(s, s, n_strata=2)
+    got = [model.next_loglik(np.arange(19), np.ones(19), np.array([19]), np.zeros(1),
+                             np.ones((1000, 1)), base=b)["next_ll_f"][0]
+           for b in (s, 0.999 * s)]
+    a, b = 20.0, 1.0 + s[:19].sum()
+    assert got[0] == pytest.approx(a * np.log(b / (b + s[19])), rel=1e-12)
+    assert -27 < got[0] < 0 and got[0] != got[1]

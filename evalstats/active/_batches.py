@@ -54,8 +54,9 @@ class BatchDesign:
         # raw margins: the logistic map is barely a prior (2 pseudo-labels per stratum)
         self.model = StrataModel(ranking, pool.probs, kappa=2.0 if raw else 10.0)
         # batch k's predictive totals depend on the labels of batches <= k only, which do
-        # not change once batch k is complete: kept per batch, keyed by their count
-        self._never: dict[int, tuple[tuple[int, bool], list]] = {}
+        # not change once batch k is complete: kept per batch, keyed by their count and that
+        # of batch k + 1 (whose labels the models fitted up to k are scored on)
+        self._never: dict[int, tuple[tuple[int, int, bool], list]] = {}
 
     def estimator_model(self, k_labels: int) -> bool:
         """Whether a batch's estimator uses the model: not for raw margins before any label

@@ -340,20 +340,29 @@ class StrataModel:
                     new_y: np.ndarray, preds: np.ndarray, base: np.ndarray | None = None,
                     events: float = PREDICTIVE_EVENTS) -> dict[str, list[float]]:
         r"""Log-likelihood of the labels ``new_y`` of the next batch's items ``new_idx`` under
-        the predictive model fitted on ``(idx, y)`` (:meth:`predictive`): ``P(y = 1) =
-        E[ρ_s] m₀(x)``, by prediction group (``next_ll_f``: predicted positives, ``…_f0``)
-        and model column of ``preds``. Summed over batches it is the prequential
-        (predictive-sequential) log-likelihood of the model (Dawid 1984), which weighs the
-        predictive models in :meth:`~._ht.DesignSample.estimate`: no label scores a model
-        that was fitted on it."""
+        the predictive model fitted on ``(idx, y)`` (:meth:`predictive`), by prediction group
+        (``next_ll_f``: predicted positives, ``…_f0``) and model column of ``preds``.
+
+        Under the model an item's events are Poisson with mean ``ρ_s m₀(x)``,
+        ``ρ_s ~ Gamma(a, b)`` a posteriori (``a = e + Σ_s y``, ``b = e + Σ_s m₀``), so
+        ``P(y = 0) = E[exp(−ρ_s m₀)] = (b / (b + m₀))^a``: a probability in (0, 1) even
+        where ``E[ρ_s] m₀ > 1`` (a stratum whose labeled items were all positive; clipping
+        ``E[ρ_s] m₀`` there let the clip constant decide the weights). For small ``m₀`` it
+        is ``E[ρ_s] m₀``. Summed over batches it is the prequential (predictive-sequential)
+        log-likelihood of the model (Dawid 1984), which weighs the predictive models in
+        :meth:`~._ht.DesignSample.estimate`: no label scores a model fitted on it."""
         preds = np.asarray(preds, dtype=float).reshape(self.stratum.shape[0], -1)
         base = self.prior if base is None else base
         k = self.n_strata
         s_lab = self.stratum[idx]
-        rho = ((events + np.bincount(s_lab, weights=y, minlength=k))
-               / (events + np.bincount(s_lab, weights=base[idx], minlength=k)))
-        p = np.clip(rho[self.stratum[new_idx]] * base[new_idx], 1e-12, 1.0 - 1e-12)
-        ll = np.where(np.asarray(new_y) > 0.5, np.log(p), np.log1p(-p))
+        shape = events + np.bincount(s_lab, weights=y, minlength=k)
+        rate = events + np.bincount(s_lab, weights=base[idx], minlength=k)
+        st = self.stratum[new_idx]
+        log_p0 = shape[st] * (np.log(rate[st]) - np.log(rate[st] + base[new_idx]))
+        # log P(y = 1) = log(1 − P(y = 0)); an item the model calls impossible (m₀ = 0)
+        # and that is an event scores log(1e-300)
+        ll = np.where(np.asarray(new_y) > 0.5,
+                      np.log(np.maximum(-np.expm1(log_p0), 1e-300)), log_p0)
         out: dict[str, list[float]] = {"next_ll_f": [], "next_ll_f0": []}
         for j in range(preds.shape[1]):
             pos = preds[new_idx, j] > 0.5

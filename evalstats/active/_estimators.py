@@ -160,8 +160,10 @@ class ActiveEstimate(EvalResult):
         In that regime the design-based (calibrated difference) estimate, which the
         interval also holds; ``estimate`` is then the models' prediction ``Σ_j w_j G̃_j``
         with weights ``w_j ∝ exp(ℓ_j)``, ``ℓ_j`` the prequential log-likelihood of model
-        ``j`` (``diagnostics["model_weights"]``; see :mod:`evalstats.active._ht`). NaN
-        otherwise (``estimate`` is the design-based one).
+        ``j`` (``diagnostics["model_weights"]``; see :mod:`evalstats.active._ht`); the
+        interval is centred on the design estimate and ``std_error`` is its s.e. Outside
+        that regime it equals ``estimate``; NaN for the with-replacement design, a census
+        and an undefined estimate.
 
     Methods
     -------

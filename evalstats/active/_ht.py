@@ -115,11 +115,14 @@ then: far too low), while ``G̃`` moves only through the predictive model. The r
 estimate is therefore the models' prediction ``Σ_j w_j G̃_j`` with ``w_j ∝ exp(ℓ_j)``,
 ``ℓ_j`` the prequential log-likelihood (Dawid 1984) of model ``j`` on the labels of the rare
 prediction groups: batch ``k + 1``'s labels under the model fitted on batches ``≤ k``
-(``next_ll_*``, :meth:`~._design.StrataModel.next_loglik`) — Bayesian model averaging with
-equal prior odds, where no label scores a model fitted on it. ``Ĝ`` is kept
+(``next_ll_*``, :meth:`~._design.StrataModel.next_loglik`): prequential (pseudo-BMA)
+weights — no label scores a model fitted on it, but they are not posterior model
+probabilities (the first batch is not scored, each label uses the plug-in posterior of the
+labels before its batch, and the recalibration is a weighted point fit). ``Ĝ`` is kept
 (``design_estimate``) and the interval is unchanged: it still holds ``Ĝ``'s design interval
-and every ``G̃ ± zσ``, so it holds the estimate too. One batch (no label scored): equal
-weights. Measured (``benchmarks/active_benchmark.py``, seed 2026, 100 runs, the committed
+and every ``G̃ ± zσ``, so it holds the estimate too; the reported std. error stays the
+design's, so the interval need not be centred on the estimate. One batch (no label scored):
+equal weights. Measured (``benchmarks/active_benchmark.py``, seed 2026, 100 runs, the committed
 table): F1 RMSE ÷ adaptive OASIS's at 500 / 1000 labels, design ``Ĝ`` → weighted ``G̃``:
 er_abt_buy 0.92 / 0.94 → 0.57 / 0.52, er_abt_buy_rare 1.00 / 0.81 → 0.53 / 0.51,
 sim_rare 1.25 / 1.05 → 0.54 / 0.40, shuttle_rare 1.07 / 1.08 → 1.06 / 0.77, kdd_rare
