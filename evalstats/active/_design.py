@@ -280,6 +280,17 @@ class StrataModel:
         ratio = (self.kappa * m_s + y_s) / (self.kappa + n_s) / m_s
         return np.clip(self.prior * ratio[self.stratum], 0.0, 1.0)
 
+    def _posterior(self, idx: np.ndarray, y: np.ndarray, preds: np.ndarray,
+                   base: np.ndarray | None, events: float):
+        """``(preds as a 2-d array, base, a, b)``: the ``Gamma(a_s, b_s)`` posterior of each
+        stratum's calibration ratio, ``a = e + Σ_s y``, ``b = e + Σ_s m₀`` over ``idx``."""
+        preds = np.asarray(preds, dtype=float).reshape(self.stratum.shape[0], -1)
+        base = self.prior if base is None else base
+        s_lab = self.stratum[idx]
+        shape = events + np.bincount(s_lab, weights=y, minlength=self.n_strata)
+        rate = events + np.bincount(s_lab, weights=base[idx], minlength=self.n_strata)
+        return preds, base, shape, rate
+
     def predictive(self, idx: np.ndarray, y: np.ndarray, preds: np.ndarray,
                    base: np.ndarray | None = None,
                    events: float = PREDICTIVE_EVENTS) -> dict[str, list[float]]:
@@ -303,12 +314,8 @@ class StrataModel:
         variance of the estimator already carries the stratum's sampling error (with it
         everywhere, tweets100k's F1 intervals were 1.5–2× as wide and covered 1.00).
         """
-        preds = np.asarray(preds, dtype=float).reshape(self.stratum.shape[0], -1)
-        base = self.prior if base is None else base
+        preds, base, shape, rate = self._posterior(idx, y, preds, base, events)
         k = self.n_strata
-        s_lab = self.stratum[idx]
-        shape = events + np.bincount(s_lab, weights=y, minlength=k)
-        rate = events + np.bincount(s_lab, weights=base[idx], minlength=k)
         rho, var_rho = shape / rate, shape / (rate * rate)
         blind = shape <= events        # no labeled event: the design variance cannot see it
         labeled = np.zeros(self.stratum.shape[0], dtype=bool)
@@ -351,12 +358,7 @@ class StrataModel:
         is ``E[ρ_s] m₀``. Summed over batches it is the prequential (predictive-sequential)
         log-likelihood of the model (Dawid 1984), which weighs the predictive models in
         :meth:`~._ht.DesignSample.estimate`: no label scores a model fitted on it."""
-        preds = np.asarray(preds, dtype=float).reshape(self.stratum.shape[0], -1)
-        base = self.prior if base is None else base
-        k = self.n_strata
-        s_lab = self.stratum[idx]
-        shape = events + np.bincount(s_lab, weights=y, minlength=k)
-        rate = events + np.bincount(s_lab, weights=base[idx], minlength=k)
+        preds, base, shape, rate = self._posterior(idx, y, preds, base, events)
         st = self.stratum[new_idx]
         log_p0 = shape[st] * (np.log(rate[st]) - np.log(rate[st] + base[new_idx]))
         # log P(y = 1) = log(1 − P(y = 0)); an item the model calls impossible (m₀ = 0)
