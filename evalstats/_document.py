@@ -210,13 +210,14 @@ class Document:
         ``<stem>_files/``) or ``.txt``."""
         path = Path(path)
         fdir = path.parent / f"{path.stem}_files"
-        if path.suffix in (".html", ".htm"):
+        suffix = path.suffix.lower()
+        if suffix in (".html", ".htm"):
             path.write_text(self.as_html(), encoding="utf-8")
-        elif path.suffix == ".md":
+        elif suffix == ".md":
             path.write_text(self.as_markdown(fdir, f"{fdir.name}/"), encoding="utf-8")
-        elif path.suffix == ".tex":
+        elif suffix == ".tex":
             path.write_text(self.as_latex(fdir, f"{fdir.name}/"), encoding="utf-8")
-        elif path.suffix == ".txt":
+        elif suffix == ".txt":
             path.write_text(self.as_text(), encoding="utf-8")
         else:
             raise ValueError(f"`path` must end in .html, .md, .tex or .txt; got {str(path)!r}.")
@@ -350,6 +351,9 @@ def report(results: Sequence[Any] | Mapping[str, Any] | Any, title: str = "evals
     >>> "Hold-out error" in doc.as_html()
     True
     """
+    if not isinstance(title, str):
+        raise TypeError(f"`title` must be a string; got {title!r} of type "
+                        f"{type(title).__name__}.")
     if isinstance(results, Mapping):
         items = [(str(k), v) for k, v in results.items()]
     else:

@@ -31,6 +31,7 @@ __all__ = [
     "check_probability_matrix",
     "check_binary_labels",
     "check_consistent_length",
+    "plain_value",
     "rng_alias",
 ]
 
@@ -135,6 +136,11 @@ def check_scalar(value: Any, name: str, low: float | None = None, high: float | 
         rng_text = _range_text(low, high, low_inclusive, high_inclusive)
         raise fail(name, f"a finite number {rng_text}".rstrip(), value=value)
     return value
+
+
+def plain_value(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (messages show 3674, not np.int64(3674))."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def check_array(x: Any, name: str, *, ndim: int | Sequence[int] = 1, finite: bool = True,

@@ -465,3 +465,13 @@ def test_with_replacement_estimate_on_the_boundary_warns():
     assert (f * y).sum() * 2 / (f.sum() + y.sum()) == 0.8      # the truth
     assert any("on the boundary" in str(w.message) for w in rec)
     assert repr(res).endswith("!>")
+
+
+def test_one_id_twice_in_one_update_needs_one_label():
+    # before: update([q, q], [0, 1]) was accepted and the last label won silently
+    s = np.random.default_rng(0).uniform(size=500)
+    ev = ActiveEvaluator(s, "f1", predictions=(s > 0.5).astype(int), rng=0)
+    q = ev.query(5)
+    with pytest.raises(ValueError, match=r"got labels 0 and 1 for id \d+ in this call"):
+        ev.update([q[0], q[0]], [0, 1])
+    ev.update([q[0], q[0]], [1, 1])                    # the same label twice is fine

@@ -58,3 +58,52 @@ def test_demo_section_without_optional_dependency():
 
     (rep,) = _section(_Mod, True, 0)
     assert "skipped" in rep.title and "evalstats[ml]" in rep.as_text()
+
+
+def _csv(path, text):
+    path.write_text(text)
+    return str(path)
+
+
+def test_cv_refuses_decimal_commas_and_notes_dropped_columns(tmp_path, capsys):
+    """A feature written with decimal commas was read as text and dropped without a word
+    (the fit then used the other columns); now it is an error, and any other non-numeric
+    column is named on stderr."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=40), rng.normal(size=40)
+    y = (a + rng.logistic(size=40) > 0).astype(int)
+    rows = "\n".join(f'"{f"{x:.3f}".replace(".", ",")}",{z:.3f},{t}'
+                     for x, z, t in zip(a, b, y, strict=True))
+    data = _csv(tmp_path / "comma.csv", "a,b,y\n" + rows + "\n")
+    rc = main(["cv", "--data", data, "--target", "y", "--train-size", "10", "--n-draws", "20",
+               "--max-draws", "20", "--seed", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "column 'a'" in err and "decimal commas" in err
+    colors = "\n".join(f"{c},{z:.3f},{t}"
+                       for c, z, t in zip(["red", "blue"] * 20, b, y, strict=True))
+    data = _csv(tmp_path / "cat.csv", "color,b,y\n" + colors + "\n")
+    rc = main(["cv", "--data", data, "--target", "y", "--train-size", "10", "--n-draws", "20",
+               "--max-draws", "20", "--seed", "1"])
+    err = capsys.readouterr().err
+    assert rc == 0 and "non-numeric column(s) 'color' are not used as features" in err
+
+
+def test_out_and_plot_are_checked_before_any_work(tmp_path, capsys):
+    plan = ["plan", "--n-pool", "20000", "--prevalence", "0.04", "--rule-rate", "0.05",
+            "--half-width", "0.02"]
+    for out, msg in (("report.csv", "must be a report file ending in"),
+                     (str(tmp_path / "nodir" / "r.html"), "a path in an existing folder")):
+        assert main(plan + ["--out", out]) == 2
+        cap = capsys.readouterr()
+        assert cap.out == "" and msg in cap.err        # nothing computed, nothing printed
+    assert main(plan + ["--out", str(tmp_path / "r.HTML")]) == 0   # any case
+    capsys.readouterr()
+    pool = _csv(tmp_path / "pool.csv", "id,prob,pred\n" + "\n".join(
+        f"{i},{(i % 10) / 10 + 0.05},{int(i % 10 > 5)}" for i in range(200)) + "\n")
+    before = (tmp_path / "pool.csv").read_text()
+    rc = main(["sample", "--pool", pool, "--score-col", "prob", "--n-labels", "10",
+               "--seed", "1", "--out", pool])
+    assert rc == 2 and "a file other than --pool" in capsys.readouterr().err
+    assert (tmp_path / "pool.csv").read_text() == before          # not overwritten

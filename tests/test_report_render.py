@@ -428,3 +428,12 @@ def test_summary_refuses_bad_digits(digits):
     res = es.error_ci([0, 1, 1, 0, 1], [0, 1, 0, 0, 1])
     with pytest.raises((ValueError, TypeError), match="digits"):
         res.summary(digits=digits)
+
+
+@pytest.mark.parametrize("title", [None, 5])
+def test_report_title_must_be_text(title, tmp_path):
+    # before: a document titled "None" was written, and as_text() then crashed
+    res = es.error_ci([0, 1, 1, 0, 1], [0, 1, 0, 0, 1])
+    with pytest.raises(TypeError, match="`title` must be a string"):
+        es.report([res], title=title, path=tmp_path / "r.html")
+    assert not (tmp_path / "r.html").exists()

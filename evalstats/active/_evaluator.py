@@ -18,6 +18,7 @@ from .._validation import (
     check_rng,
     check_scalar,
     fail,
+    plain_value,
     rng_alias,
 )
 from .._warnings import Notes
@@ -388,17 +389,24 @@ class ActiveEvaluator(PPSMixin):
         pos = self._index.get_indexer(ids)
         if (pos < 0).any():
             raise fail("ids", "identifiers of pool items", got=f"{int((pos < 0).sum())} "
-                       f"unknown, e.g. {ids[pos < 0][0]!r}")
+                       f"unknown, e.g. {plain_value(ids[pos < 0][0])!r}")
         drawn = np.array([p in self._pending or p in self._labels for p in pos])
         if not drawn.all():
             raise fail("ids", "items returned by `query()`", got=f"{int((~drawn).sum())} "
-                       f"items never drawn, e.g. {ids[~drawn][0]!r}")
+                       f"items never drawn, e.g. {plain_value(ids[~drawn][0])!r}")
         y = self._labels_iv(labels)
+        first: dict[int, float] = {}
+        for i, v in zip(pos, y, strict=True):   # one id twice in this call: the same label
+            if first.setdefault(int(i), float(v)) != float(v):
+                raise fail("labels", "one label per id",
+                           got=f"labels {first[int(i)]:g} and {float(v):g} for id "
+                               f"{plain_value(self._ids[i])!r} in this call")
         clash = [(i, v) for i, v in zip(pos, y, strict=True)
                  if i in self._labels and self._labels[i] != v]
         if clash:
             raise fail("labels", "consistent with labels given before",
-                       got=f"a new label {clash[0][1]:g} for id {self._ids[clash[0][0]]!r}")
+                       got=f"a new label {clash[0][1]:g} for id "
+                           f"{plain_value(self._ids[clash[0][0]])!r}")
         for i, v in zip(pos, y, strict=True):
             self._labels[int(i)] = float(v)
             self._pending.pop(int(i), None)
@@ -510,4 +518,3 @@ class ActiveEvaluator(PPSMixin):
         df["pool_size"] = pool.size
         df["design"] = "with_replacement"
         return seal_design(df, DESIGN_SETTINGS + ("design",))
-

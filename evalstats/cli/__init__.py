@@ -129,6 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 0
         command = f"evalstats {args.command}"
+        from ._common import check_outputs
+
+        check_outputs(args)                 # before any work: a bad --out loses nothing
         rc = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows up here, inside the handlers below
         return rc

@@ -18,7 +18,47 @@ from typing import Any
 
 FORMATS = ("text", "markdown", "html", "latex")
 
-__all__ = ["FORMATS", "add_output_args", "add_alias", "resolve_seed", "emit"]
+__all__ = ["FORMATS", "add_output_args", "add_alias", "resolve_seed", "emit", "check_outputs"]
+
+#: what ``--out`` may be: a report, or (``sample``) the design table
+REPORT_SUFFIXES = (".html", ".htm", ".md", ".tex", ".txt")
+TABLE_SUFFIXES = (".csv", ".csv.gz")
+#: image formats matplotlib writes, for ``--plot``
+PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff",
+                 ".webp")
+
+
+def _check_path(flag: str, value: str | None, suffixes: tuple[str, ...], what: str) -> None:
+    from pathlib import Path
+
+    from .._validation import fail
+
+    if value is None:
+        return
+    path = Path(value)
+    if not str(path).lower().endswith(suffixes):
+        raise fail(flag, f"{what} ending in {', '.join(suffixes)}", value=value)
+    if not path.parent.is_dir():
+        raise fail(flag, "a path in an existing folder", got=f"{value!r} (no folder "
+                   f"{str(path.parent)!r})")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check ``--out`` and ``--plot`` before any work: their suffix (any case) and folder;
+    ``sample --out`` must be a CSV other than its ``--pool``."""
+    from pathlib import Path
+
+    from .._validation import fail
+
+    if getattr(args, "command", None) == "sample":
+        _check_path("--out", getattr(args, "out", None), TABLE_SUFFIXES, "a CSV file")
+        pool = getattr(args, "pool", None)
+        if pool and args.out and Path(args.out).resolve() == Path(pool).resolve():
+            raise fail("--out", "a file other than --pool (it would be overwritten)",
+                       value=args.out)
+    else:
+        _check_path("--out", getattr(args, "out", None), REPORT_SUFFIXES, "a report file")
+    _check_path("--plot", getattr(args, "plot", None), PLOT_SUFFIXES, "an image file")
 
 
 def add_output_args(p: argparse.ArgumentParser, *, seed: bool = True,

@@ -70,7 +70,22 @@ def _read(path: str, target: str):
     df = read_table(path, what="data file")  # an empty or header-only file names the file
     if target not in df.columns:
         raise fail("--target", f"a column of {path}", value=target)
-    X = df.drop(columns=[target]).select_dtypes("number")
+    features = df.drop(columns=[target])
+    X = features.select_dtypes("number")
+    dropped = [c for c in features.columns if c not in X.columns]
+    for col in dropped:
+        text = features[col].dropna().astype(str).str.strip()
+        commas = text.str.fullmatch(r"[-+]?\d*,\d+").mean() if len(text) else 0.0
+        if commas >= 0.9:             # decimal commas: a number column read as text
+            raise fail("--data", f"numbers with a decimal point in column {col!r}",
+                       got=f"decimal commas (e.g. {text.iloc[0]!r})",
+                       remedy="Convert the file (e.g. pandas.read_csv(..., decimal=',')).")
+    if dropped:
+        import sys
+
+        shown = ", ".join(repr(c) for c in dropped[:5]) + (" ..." if len(dropped) > 5 else "")
+        print(f"evalstats cv: note: non-numeric column(s) {shown} are not used as features",
+              file=sys.stderr)
     if X.shape[1] == 0:
         raise fail("--data", "a CSV with at least one numeric feature column",
                    got="no numeric column besides the target")
