@@ -53,3 +53,15 @@ def test_demo_results_fast():
     assert cmp.estimate < 0 and lo <= -0.0936 <= hi
     assert (cmp.p_value < 0.05) is not (lo <= 0 <= hi)  # test and interval agree
     assert cmp.diagnostics["p_value_t"] < 0.05  # the plain t test rejects on this data set
+
+
+def test_cv_command_shares_format_out_and_prints_its_seed(tmp_path, rng, capsys):
+    # before: --format and --out were refused although the README promised them
+    path = _csv(tmp_path, rng)
+    out = tmp_path / "cv.md"
+    rc = main(["cv", "--data", str(path), "--target", "cls", "--train-size", "10",
+               "--n-draws", "40", "--max-draws", "40", "--format", "markdown",
+               "--out", str(out)])
+    cap = capsys.readouterr()
+    assert rc == 0 and "### Expected loss of a learner" in cap.out and out.exists()
+    assert "evalstats: using --seed" in cap.err

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._common import add_output_args, emit, resolve_seed
+
 ORDER = 20
 
 _CLASSIFIERS = ("logistic", "tree", "knn")
@@ -59,7 +61,10 @@ def register(sub) -> None:
     p.add_argument("--max-draws", type=int, default=None)
     p.add_argument("--confidence-level", type=float, default=0.95)
     p.add_argument("--n-jobs", type=int, default=None)
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=int, default=None,
+                   help="random seed (default: a fresh one, printed so the run can be "
+                        "repeated)")
+    add_output_args(p, seed=False)
     p.set_defaults(func=run)
 
 
@@ -96,6 +101,7 @@ def run(args) -> int:
     from ..cv_variance import compare_learners, cv_error_ci
 
     X, y = _read(args.data, args.target)
+    resolve_seed(args)                  # after the input checks: an error stays one line
     regression = args.loss == "squared"
     model = make_model(args.model, args.train_size, regression)
     kw = dict(train_size=args.train_size, loss=args.loss, method=args.method,
@@ -109,7 +115,7 @@ def run(args) -> int:
         res = compare_learners(model, other, X, y, names=(args.model, args.compare), **kw)
     else:
         res = cv_error_ci(model, X, y, interval=args.interval, **kw)
-    print(res.summary().as_text())
+    emit(res, args, title="evalstats cv")
     return 0
 
 
