@@ -360,6 +360,8 @@ def report(results: Sequence[Any] | Mapping[str, Any] | Any, title: str = "evals
         if not isinstance(results, Iterable) or isinstance(results, Report):
             results = [results]
         items = [("", r) for r in results]
+    if not items:
+        raise ValueError("`results` must hold at least one result or Report; got none.")
     reports, figures, objs = [], [], []
     for name, r in items:
         if isinstance(r, Report):

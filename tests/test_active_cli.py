@@ -544,3 +544,14 @@ def test_default_pps_design_round_trip_and_edit_refused(pool, tmp_path, capsys):
     assert main(["estimate", "--design", str(edited), "--labels", str(labels)]) == 2
     err = capsys.readouterr().err
     assert "row 7" in err and "'pi'" in err
+
+
+def test_estimate_names_an_unlabeled_item(tmp_path):
+    """A design whose first batch has an item without a label: the error names the item
+    (before: 'got missing labels')."""
+    p = np.linspace(0.01, 0.99, 200)
+    design = active_design(p, 20, "f1", rng=0)
+    labels = (p[design["id"].astype(int)] > 0.5).astype(float)
+    labels[3] = np.nan
+    with pytest.raises(ValueError, match=r"1 design items without a label, e\.g\. id"):
+        estimate_from_labels(design, labels)

@@ -437,3 +437,9 @@ def test_report_title_must_be_text(title, tmp_path):
     with pytest.raises(TypeError, match="`title` must be a string"):
         es.report([res], title=title, path=tmp_path / "r.html")
     assert not (tmp_path / "r.html").exists()
+
+
+def test_report_of_nothing_is_refused(tmp_path):
+    # before: an empty document with a title block was written without a word
+    with pytest.raises(ValueError, match="`results` must hold at least one result"):
+        es.report([], path=tmp_path / "r.html")

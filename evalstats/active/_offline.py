@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._naming import named_result
-from .._validation import check_confidence_level, check_int, fail, rng_alias
+from .._validation import check_confidence_level, check_int, fail, plain_value, rng_alias
 from .._warnings import Notes
 from ._estimators import ActiveEstimate, LabeledSample, make_estimate
 from ._evaluator import ActiveEvaluator
@@ -322,12 +322,15 @@ def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes,
                    f"e.g. {y[bad][0]:g}")
     if not known.all():
         first = int(design["batch"].to_numpy()[~known].min())
-        notes.add(f"{int((~known).sum())} design items have no label; batches from {first} "
-                  f"on are not used.")
+        unlabeled = design["id"].to_numpy()[~known]
+        notes.add(f"{int((~known).sum())} design items have no label (e.g. id "
+                  f"{plain_value(unlabeled[0])!r}); batches from {first} on are not used.")
         keep = design["batch"].to_numpy() < first
         design, y = design.loc[keep], y[keep]
         if not len(design):
-            raise fail("labels", "every label of the first batch", got="missing labels")
+            raise fail("labels", "every label of the first batch",
+                       got=f"{int((~known).sum())} design items without a label, e.g. id "
+                           f"{plain_value(unlabeled[0])!r}")
     sample, pred_cols = design_from_table(design, y)
     name = str(design["measure"].iloc[0])
     alpha = design["alpha"].iloc[0] if "alpha" in design else np.nan
