@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import fail
+from ._validation import fail, plain_value
 
 __all__ = ["label_array", "label_kind", "check_label_pair", "binary_indicator"]
 
@@ -39,7 +39,7 @@ def label_array(y: Any, name: str) -> np.ndarray:
         i = int(np.flatnonzero(bad)[0])
         raise fail(name, "labels without missing values (NaN, None or infinity)",
                    got=f"{int(bad.sum())} missing or infinite value(s), the first at "
-                       f"position {i} ({_plain(arr[i])!r})",
+                       f"position {i} ({plain_value(arr[i])!r})",
                    remedy="Drop those cases first (e.g. with `pd.isna`); a missing label "
                           "is not a mistake.")
     return arr
@@ -64,15 +64,11 @@ def _is_integer_valued(arr: np.ndarray) -> bool:
     return False
 
 
-def _plain(v: Any) -> Any:
-    """A numpy scalar as the Python value it holds (``nan``, not ``np.float64(nan)``)."""
-    return v.item() if isinstance(v, np.generic) else v
-
 
 def _show(values, k: int = 4) -> str:
     vals = list(values)[:k]
     more = ", ..." if len(values) > k else ""
-    return "{" + ", ".join(repr(_plain(v)) for v in vals) + more + "}"
+    return "{" + ", ".join(repr(plain_value(v)) for v in vals) + more + "}"
 
 
 def check_label_pair(y_true: Any, y_pred: Any, names: tuple[str, str] = ("y_true", "y_pred")

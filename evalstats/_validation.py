@@ -41,7 +41,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 def _fmt(value: Any) -> str:
     if isinstance(value, np.ndarray):
         return f"an array of shape {value.shape}"
-    text = repr(value)
+    text = repr(plain_value(value))
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -148,6 +148,7 @@ def check_array(x: Any, name: str, *, ndim: int | Sequence[int] = 1, finite: boo
     """Convert to a numpy array of ``dtype`` and check dimensions and finiteness; text is
     refused for a numeric ``dtype`` (``"0.1"`` would convert silently: a column read as
     text is a data error, not a number)."""
+    raw = None
     if np.dtype(dtype).kind in "fiu":
         try:
             raw = np.asarray(x)
@@ -157,8 +158,9 @@ def check_array(x: Any, name: str, *, ndim: int | Sequence[int] = 1, finite: boo
                 isinstance(v, str | bytes) for v in raw.ravel()[:10_000]))):
             raise fail(name, "array-like of numbers", got="text (strings)", exc=TypeError,
                        remedy="Convert the column to numbers first (e.g. `pd.to_numeric`).")
-    try:
-        arr = np.asarray(x, dtype=dtype)
+    try:                                # numbers converted once (objects as numpy would)
+        arr = (raw.astype(dtype, copy=False) if raw is not None and raw.dtype.kind in "biuf"
+               else np.asarray(x, dtype=dtype))
     except (TypeError, ValueError) as err:
         raise fail(name, "array-like of numbers",
                    got=f"an object of type {type(x).__name__} ({err})", exc=TypeError) from None

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from .._io import TableError
-from .._validation import fail
+from .._validation import fail, plain_value
 from .._warnings import Notes
 from ._measures import MEASURES
 
@@ -197,10 +197,6 @@ def read_design(path: Any) -> pd.DataFrame:
 
 # -- verification --------------------------------------------------------------------------------
 
-def _show(value: Any) -> Any:
-    """A cell value as Python shows it (``-1.5``, not ``np.float64(-1.5)``)."""
-    return value.item() if isinstance(value, np.generic) else value
-
 
 def cell_error(source: str, df: pd.DataFrame, mask: Any, column: str, expected: str,
                ) -> DesignError:
@@ -208,7 +204,7 @@ def cell_error(source: str, df: pd.DataFrame, mask: Any, column: str, expected: 
     the header is row 1), the column and the value found there."""
     mask = np.asarray(mask, dtype=bool)
     i = int(np.flatnonzero(mask)[0])
-    value = _show(df[column].iloc[i])
+    value = plain_value(df[column].iloc[i])
     n_bad = int(mask.sum())
     more = f" ({n_bad - 1} more row(s) like it)" if n_bad > 1 else ""
     return DesignError(f"{source}, row {i + 2}, column {column!r}: expected {expected}; got "
@@ -376,7 +372,7 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
         bad = _first(np.array([x != t[0] for x in t]))
         if bad is not None:
             raise _cell(source, design, bad, k, f"the same value on every row (the design's "
-                        f"setting; row 2 has {_show(design[k].iloc[0])!r})")
+                        f"setting; row 2 has {plain_value(design[k].iloc[0])!r})")
     order = _check_rows(design, source, n_written)
     _check_values(design, source, row_cols + keys)
     texts = {c: [canon(v) for v in design[c]] for c in row_cols}
@@ -399,8 +395,8 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
     for j, (k, v) in enumerate(sett.items()):
         if _h("0", k, v)[:_CHUNK] != m.group(3)[j * _CHUNK:(j + 1) * _CHUNK]:
             raise DesignError(f"{source}, column {k!r} (every row): expected the setting "
-                              f"evalstats wrote; got {_show(design[k].iloc[0])!r}, edited after "
-                              "the design was written.")
+                              f"evalstats wrote; got {plain_value(design[k].iloc[0])!r}, edited "
+                              "after the design was written.")
     ordered = {c: [texts[c][i] for i in order] for c in row_cols}
     version = str(design["evalstats_version"].iloc[0])
     if _digest(n_written, row_cols, sett, ordered, version) != m.group(2):

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._validation import fail
+from .._validation import fail, plain_value
 from .._warnings import EvalstatsWarning, Notes
-from ._design_io import DesignError, _first, _show, canon, verify_design
+from ._design_io import DesignError, _first, canon, verify_design
 
 __all__ = ["UnusedLabelsWarning", "match_labels", "label_domain", "check_label_domain",
            "cut_at_first_unlabeled", "design_and_labels"]
@@ -67,14 +67,14 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
         k = canon(lid) if use_canon else str(lid)
         i = pos.get(k)
         if i is None:
-            unknown.append(_show(lid))
+            unknown.append(plain_value(lid))
             continue
         if src[i] >= 0 and not (y[i] == v or (np.isnan(y[i]) and np.isnan(v))):
             where = f"{source}, row {r + 2}" if table else f"`{source}`"
             raise DesignError(f"{where}, column {label_column!r}: expected one label per id; id "
                               f"{lid!r} has {y[i]:g} on row {src[i] + 2} and {v:g} here.")
         if str(lid) != exact[i]:
-            renamed.append((_show(lid), _show(design["id"].iloc[i])))
+            renamed.append((plain_value(lid), plain_value(design["id"].iloc[i])))
         y[i], src[i] = v, r
     if renamed:
         notes.add(f"{len(renamed)} label id(s) were written differently from the design's "
@@ -84,7 +84,7 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
         notes.add(f"{len(unknown)} label(s) in {source} have ids that are not in the design "
                   f"and were ignored (e.g. {', '.join(map(repr, unknown[:3]))}).")
     if not np.isfinite(y).any():
-        hint = (f"; e.g. design id {_show(design['id'].iloc[0])!r}, label id {lab_ids[0]!r}"
+        hint = (f"; e.g. design id {plain_value(design['id'].iloc[0])!r}, label id {lab_ids[0]!r}"
                 if lab_ids else " (it has no rows)")
         raise fail(f"{source}", "labels for the design's ids",
                    got=f"no label for any of the {n} design ids{hint}", exc=DesignError,
@@ -129,7 +129,7 @@ def check_label_domain(design: pd.DataFrame, y: np.ndarray, src: np.ndarray, *,
     if table and src[i] >= 0:
         where = f"{source}, row {src[i] + 2}, column {label_column!r}"
     else:
-        where = f"`{source}` at design row {i + 2} (id {_show(design['id'].iloc[i])!r})"
+        where = f"`{source}` at design row {i + 2} (id {plain_value(design['id'].iloc[i])!r})"
     raise DesignError(f"{where}: expected {text}; got {y[i]:g}{more}.")
 
 
@@ -150,7 +150,7 @@ def cut_at_first_unlabeled(design: pd.DataFrame, y: np.ndarray, draw_row: np.nda
     ignored = int(known.sum()) - used
     row = int(draw_row[stop])
     msg = (f"{int((~known).sum())} design item(s) have no label. The first, id "
-           f"{_show(design['id'].iloc[row])!r} (design row {row + 2}), is draw {stop + 1} of "
+           f"{plain_value(design['id'].iloc[row])!r} (design row {row + 2}), is draw {stop + 1} of "
            f"{len(draw_row)}, so the estimate uses only the {stop} draws before it "
            f"({used} labeled items); {ignored} labeled item(s) drawn later are ignored, "
            f"because the draw sequence may only be cut at a fixed position. This is the "
