@@ -388,6 +388,8 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
     n_labels = sample.n_labels
     bounded = spec.kind != "squared"
     pps = not isinstance(sample, LabeledSample)
+    # known exactly: every item that moves the measure labeled with certainty
+    exact = r["zero_width"] and pps and not np.isfinite(r.get("n_eff", 0.0))
     if not r["defined"]:
         notes.warn(UndefinedEstimateWarning,
                    f"{spec.name} is undefined on this sample: {r['reason']}. Estimate set "
@@ -395,7 +397,7 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
     elif r.get("census"):
         notes.add(f"Every item of the pool is labeled (a census): {spec.name} is computed "
                   f"exactly, so its interval has zero width.")
-    elif r["zero_width"] and pps and not np.isfinite(r.get("n_eff", 0.0)):  # known exactly
+    elif exact:
         notes.add(f"Every item that moves {spec.name} was labeled with certainty "
                   f"(inclusion probability 1): it is known exactly, so its interval has zero "
                   f"width.")
@@ -424,7 +426,6 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                    f"0.5, the largest any measure in [0, 1] can have: the delta method fails "
                    f"here (its denominator is barely estimated). Read the interval, not the "
                    f"std. error.")
-    exact = r["zero_width"] and pps and not np.isfinite(r.get("n_eff", 0.0))
     if r["defined"] and spec.kind == "f" and not exact:
         _, w = spec.loss_weight(sample.item_preds[:, 0], sample.item_labels)
         k = int(np.count_nonzero(np.nan_to_num(w) > 0))
