@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +22,15 @@ from .._validation import (
 )
 from .._warnings import Notes
 from ._batches import design_iv
-from ._calibration import CALIBRATIONS, fit_calibration
+from ._calibration import CALIBRATIONS
 from ._design import SAMPLINGS
 from ._design_io import DESIGN_SETTINGS, seal_design
-from ._estimators import ActiveEstimate, LabeledSample, make_estimate
+from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator_pps import PPSMixin
+from ._evaluator_wr import WithReplacementMixin
 from ._ht import ESTIMATORS
 from ._measures import MeasureSpec, companion_specs, measure_spec
-from ._proposal import PROPOSALS, build_proposal
+from ._proposal import PROPOSALS
 from ._proposals import Pool, Proposal, pool_iv
 from ._state import StateStore, is_range, pool_arrays
 
@@ -40,7 +40,7 @@ __all__ = ["ActiveEvaluator"]
 DEFAULT_DESIGN = "pps"
 
 
-class ActiveEvaluator(PPSMixin):
+class ActiveEvaluator(PPSMixin, WithReplacementMixin):
     """Sequential active estimation: ``query(batch_size)``, ``update(ids, labels)``, ``result()``.
 
     **Without replacement** (``design="pps"``, the default for binary pools): each
@@ -255,58 +255,6 @@ class ActiveEvaluator(PPSMixin):
         self._store = store
         return self
 
-    # -- proposals -------------------------------------------------------------------------
-    def _proposal(self) -> Proposal:
-        cfg = self._config
-        if cfg["proposal"] == "passive" or (cfg["recalibrate"] is None and self._base):
-            if self._base is None:
-                self._base = build_proposal(self._pool, self._spec, cfg["proposal"],
-                                             cfg["epsilon"])
-            self._last, self._last_kind = self._base, cfg["proposal"]
-            return self._base
-        if cfg["recalibrate"] is not None:
-            idx = np.fromiter(self._labels, dtype=int)
-            y = np.array([self._labels[i] for i in idx])
-            if len(idx) >= 10 and min((y == 1).sum(), (y == 0).sum()) >= 2:
-                weights = self._item_weights(idx)
-                cal = fit_calibration(self._raw[idx], y, weights, cfg["recalibrate"],
-                                      is_prob=not self._is_raw)
-                pool = Pool(np.clip(cal(self._raw), 0.0, 1.0), self._pool.preds,
-                            self._pool.model_names, binary=True)
-                rec = build_proposal(pool, self._spec, "optimal", cfg["epsilon"])
-                self._last = self._mix_with_initial(rec)
-                self._last_kind = f"optimal+{cfg['recalibrate']}"
-                return self._last
-            if self._is_raw:
-                self._last = build_proposal(self._pool, self._spec, "passive", 1.0)
-                self._last_kind = "passive (before calibration)"
-                return self._last
-        self._base = build_proposal(self._pool, self._spec, "optimal", cfg["epsilon"])
-        self._last, self._last_kind = self._base, "optimal"
-        return self._base
-
-    def _mix_with_initial(self, rec: Proposal) -> Proposal:
-        """``½ q_recalibrated + ½ q_initial``: every weight is at most twice the weight of the
-        initial (uncalibrated, or uniform for raw margins) design, so a poor calibration fit
-        on few labels cannot starve regions the initial design covered."""
-        if self._is_raw:
-            q0: np.ndarray | float = 1.0 / self._pool.size
-        else:
-            if self._base is None:
-                self._base = build_proposal(self._pool, self._spec, "optimal",
-                                             self._config["epsilon"])
-            q0 = self._base.q
-        q = 0.5 * rec.q + 0.5 * q0
-        plot_q = 0.5 * rec.plot_q + 0.5 * (q0 if np.ndim(q0) == 0 else self._base.plot_q)
-        return replace(rec, q=q, plot_q=plot_q)
-
-    def _item_weights(self, idx: np.ndarray) -> np.ndarray:
-        """Mean importance weight ``1/(N q)`` over the draws of each labeled item."""
-        di = np.asarray(self._draw_idx)
-        v = 1.0 / (self._pool.size * np.asarray(self._draw_q))
-        sums = pd.Series(v).groupby(di).mean()
-        return sums.reindex(idx).to_numpy()
-
     @property
     def proposal(self) -> Proposal:
         """The proposal the next batch will be drawn from."""
@@ -431,23 +379,6 @@ class ActiveEvaluator(PPSMixin):
                        remedy="Labels already recorded are kept.")
         return y
 
-    def sample(self) -> tuple[LabeledSample, int]:
-        """The labeled sample: draws up to the first one whose item still lacks a label."""
-        di = np.asarray(self._draw_idx, dtype=int)
-        lab = np.array([i in self._labels for i in di], dtype=bool)
-        stop = int(np.argmin(lab)) if not lab.all() else len(di)
-        n_cut = len(di) - stop
-        di, dq = di[:stop], np.asarray(self._draw_q[:stop])
-        items, first, inv = np.unique(di, return_index=True, return_inverse=True)
-        order = np.argsort(first)                  # items in order of first draw
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
-        items = items[order]
-        return LabeledSample(
-            item_ids=self._ids[items], item_labels=np.array([self._labels[i] for i in items]),
-            item_preds=self._pool.preds[items], draw_item=rank[inv],
-            draw_weight=1.0 / (self._pool.size * dq), **self._zero_counts()), n_cut
-
     def _zero_counts(self) -> dict[str, tuple]:
         """Pool items the current proposal can never draw, by prediction, per model."""
         prop = self._last if self._last is not None else self._proposal()
@@ -493,28 +424,4 @@ class ActiveEvaluator(PPSMixin):
         if self._config["design"] == "pps":
             return seal_design(self._pps_design(),
                                DESIGN_SETTINGS + ("design", "sampling", "estimator"))
-        di = np.asarray(self._draw_idx, dtype=int)
-        dq = np.asarray(self._draw_q)
-        items, first, counts = np.unique(di, return_index=True, return_counts=True)
-        order = np.argsort(first)
-        items, first, counts = items[order], first[order], counts[order]
-        seqs = pd.Series(np.arange(len(di))).groupby(di).agg(
-            lambda s: ";".join(map(str, s))).reindex(items)
-        pool = self._pool
-        df = pd.DataFrame({"id": self._ids[items], "n_draws": counts, "first_draw": first,
-                           "draw_seq": seqs.to_numpy(), "q": dq[first],
-                           "weight": 1.0 / (pool.size * dq[first])})
-        if self._raw is not None:
-            df["score"] = self._raw[items]
-        elif pool.probs.ndim == 2:
-            for k in range(pool.probs.shape[1]):
-                df[f"score_{k}"] = pool.probs[items, k]
-        for j, name in enumerate(pool.model_names):
-            df["pred" if j == 0 else f"pred_{name}"] = pool.preds[items, j]
-        df["measure"] = self._spec.name
-        df["alpha"] = self._spec.alpha if self._spec.alpha is not None else np.nan
-        df["proposal"] = self._config["proposal"]
-        df["epsilon"] = self._config["epsilon"]
-        df["pool_size"] = pool.size
-        df["design"] = "with_replacement"
-        return seal_design(df, DESIGN_SETTINGS + ("design",))
+        return seal_design(self._wr_design(), DESIGN_SETTINGS + ("design",))
