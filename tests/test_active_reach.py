@@ -1,7 +1,7 @@
 """The model's reach: where a predictive model of the never-labeled items puts the measure.
 
 Sources of the expected values:
-* The identity behind ``DesignSample._model_reach``: batch ``k``'s estimate of a group total
+* The identity behind ``_rare.model_reach``: batch ``k``'s estimate of a group total
   differs from ``Σ_{S_k} y + Σ_{later} y + Σ_{never} y`` (the truth) by ``D_k`` computed from
   the sample alone once ``Σ_{never} y`` is known. Replacing the predictive totals by the true
   number of positives among the never-labeled items (variance 0) must therefore return the

@@ -93,47 +93,9 @@ over four measures and ten pools stays 0.92. Moving the floor whole (share 0) dr
 constant-score case (scores all 0.5, 100 labels) from ≥ 0.90 to 0.78 coverage. Tables and
 sessions written before ``antic_skew_*`` existed keep the floor on both sides.
 
-**Rare events: the model's reach instead of the floor.** Where a group's anticipated error
-is extremely skewed (skewness ``γ_g >`` :data:`RARE_SKEW`; ``γ² ≈ 1/h`` with ``h = Σ π m*``
-the expected number of its rare large residuals in the sample) its floor describes draws
-the sample will almost never make: ``Ṽ ≈ M/π`` for ``M`` unseen events at inclusion
-probability ``π``, while a sample that misses them is off by about ``M`` — not by
-``z√(M/π)``. On er_abt_buy the lower side of the F1 interval was 6–7× the design s.e. and
-covered 1.00. Such a group leaves the floor; instead the interval is widened to hold
-``G̃ ± z σ`` (``estimate()["reach"]``, applied by :func:`._intervals.interval` at the
-level asked for). ``G̃`` is the measure with the labels of the items no batch drew
-replaced by a predictive model's expectation, ``σ`` the spread of those labels
-(:meth:`_model_reach`). The model (:meth:`~._design.StrataModel.predictive`) is a
-Gamma–Poisson calibration ratio per score stratum, once around the scores and once around
-their logistic recalibration; each gives a ``G̃`` and the interval holds all of them. This
-needs the pool, so it applies to the evaluator and to sessions; a design table keeps the
-floor.
-
-**Rare events: the estimate.** In that regime the design-based ``Ĝ`` is ruled by whether
-the sample caught one of the rare labels at weight ``1/π`` (usually not: too high; now and
-then: far too low), while ``G̃`` moves only through the predictive model. The reported
-estimate is therefore the models' prediction ``Σ_j w_j G̃_j`` with ``w_j ∝ exp(ℓ_j)``,
-``ℓ_j`` the prequential log-likelihood (Dawid 1984) of model ``j`` on the labels of the rare
-prediction groups: batch ``k + 1``'s labels under the model fitted on batches ``≤ k``
-(``next_ll_*``, :meth:`~._design.StrataModel.next_loglik`): prequential (pseudo-BMA)
-weights — no label scores a model fitted on it, but they are not posterior model
-probabilities (the first batch is not scored, each label uses the plug-in posterior of the
-labels before its batch, and the recalibration is a weighted point fit). ``Ĝ`` is kept
-(``design_estimate``) and the interval is unchanged: it still holds ``Ĝ``'s design interval
-and every ``G̃ ± zσ``, so it holds the estimate too; the reported std. error stays the
-design's, so the interval need not be centred on the estimate. One batch (no label scored):
-equal weights. Measured (``benchmarks/active_benchmark.py``, seed 2026, 100 runs, the committed
-table): F1 RMSE ÷ adaptive OASIS's at 500 / 1000 labels, design ``Ĝ`` → weighted ``G̃``:
-er_abt_buy 0.92 / 0.94 → 0.42 / 0.43, er_abt_buy_rare 1.00 / 0.81 → 0.53 / 0.51,
-sim_rare 1.25 / 1.05 → 0.57 / 0.42, shuttle_rare 1.07 / 1.08 → 1.08 / 0.79, kdd_rare
-1.17 / 1.28 → 1.16 / 0.78 (at 500 labels it is rarely in this regime); sim_overconfident
-1.03 / 0.84 → 1.06 / 0.83; the other pools are not in this regime; intervals unchanged.
-The scores' model alone was best on the calibrated pools and worst on the
-prior-shifted ones (F1 RMSE 0.014 vs 0.255 at 500 labels on er_abt_buy and shuttle_rare,
-60 runs), the recalibration the reverse; the prequential likelihood preferred the
-recalibration in 12–15 % of the runs on the entity-resolution pools and 68–98 % on
-shuttle_rare and kdd_rare. Found first in a prototype on other seeds (1000–1059), which
-chose the rule; no constant was tuned.
+**Rare events.** Where a group's anticipated error is extremely skewed (skewness above
+:data:`RARE_SKEW`), the interval holds a predictive model's reach and the estimate is the
+models' prediction instead of the design-based one: see :mod:`._rare`.
 """
 
 from __future__ import annotations
@@ -145,6 +107,7 @@ import numpy as np
 
 from ._design import spec_coefficients
 from ._measures import MeasureSpec
+from ._rare import model_reach, pool_totals, prequential
 
 __all__ = ["DesignSample", "ESTIMATORS", "antic_group0", "calibration_fit"]
 
@@ -198,16 +161,6 @@ def calibration_fit(r: np.ndarray, m: np.ndarray, w: np.ndarray,
         return rbar, 0.0
     gamma = float(np.dot(w, dm * (r - rbar))) / (smm * (1.0 + ridge / n))
     return rbar - gamma * mbar, gamma
-
-
-def _pool_totals(bt: dict[str, Any], model: int, use_model: bool
-                 ) -> tuple[float, float, float, float]:
-    """A batch's unlabeled pool totals ``(N_U, Σ_U f, Σ_U m, Σ_U f·m)`` for model column
-    ``model``; the model sums are 0 when the batch's estimator used no model."""
-    batch_model = use_model and bool(bt.get("model", 1.0))
-    sm = float(bt["sum_m"]) if batch_model else 0.0
-    sfm = float(bt["sum_fm"][model]) if batch_model else 0.0
-    return float(bt["n_unlabeled"]), float(bt["sum_f"][model]), sm, sfm
 
 
 def _skew(batch: dict[str, Any], group: str, j: int) -> float:
@@ -307,7 +260,7 @@ class DesignSample:
                 return out
             before = self.item_batch < k
             ins = self.item_batch == k
-            nu, sf, sm, sfm = _pool_totals(bt, model, use_model)
+            nu, sf, sm, sfm = pool_totals(bt, model, use_model)
             # Σ_U (c0 + c1 m) and Σ_U (d0 + d1 m) from the batch's pool totals
             sum_c0 = f1c0 * sf + f0c0 * (nu - sf)
             sum_c1m = f1c1 * sfm + f0c1 * (sm - sfm)
@@ -378,11 +331,11 @@ class DesignSample:
             wmax = max(wmax, float(wb.max()) if wb.size else 0.0)
         se = float(np.sqrt(max(var, 0.0)) / b_hat)
         se_low, se_high = (float(np.sqrt(max(var_side[sd], 0.0)) / b_hat) for sd in (-1, 1))
-        reach = self._model_reach(spec, model, k_used, a_hat, b_hat, delta,
-                                  m) if rare_groups else []
+        reach = model_reach(self, spec, model, k_used, a_hat, b_hat, delta,
+                            m) if rare_groups else []
         g_model, weights = g, ()
         if reach:                   # the rare regime: the models' prediction is the estimate
-            score = self._prequential(model, k_used, rare_groups)
+            score = prequential(self, model, k_used, rare_groups)
             ll = np.array([score[j] for _, _, j in reach])
             w = np.exp(ll - ll.max())
             weights = tuple(float(v) for v in w / w.sum())
@@ -394,72 +347,6 @@ class DesignSample:
                     defined=True, zero_width=se == 0.0,
                     n_eff=float(n_eff), ess=wsum ** 2 / w2sum if w2sum > 0 else float("inf"),
                     max_weight_share=wmax / wsum if wsum > 0 else 0.0)
-
-    def _model_reach(self, spec: MeasureSpec, model: int, k_used: int,
-                     a_hat: float, b_hat: float, delta: list, m: np.ndarray
-                     ) -> list[tuple[float, float, int]]:
-        """``[(G̃, σ, j), …]``, one per predictive model ``j`` in the last batch's ``never``:
-        where the model puts the measure, and the spread of the unknown labels.
-
-        Batch ``k``'s estimate of a group total is ``Σ_{U_k} m̃ + Σ_{S_k} r̃/π`` (``m̃`` the
-        assisting model, ``r̃ = y − m̃``). With the labels of the items no batch drew replaced
-        by their expectation under ``m*`` (``never_mass_*``), the truth would be
-        ``Σ_{S_k} y + Σ_{later} y + Σ_{never} m*``, which differs from the estimate by
-        ``D_k = −Σ_{S_k} r̃ (1/π − 1) + Σ_{later} y + Σ_{never} m* − Σ_{U_k∖S_k} m̃``.
-        ``G̃ = (Â + Σ λ_k c₁ D_k) / (B̂ + Σ λ_k d₁ D_k)``; ``σ² = Σ_g k̃_g² Σ_{never} m*(1 − m*)
-        / B̃²``. Only ``Σ_{never} m*`` depends on the model, and ``Σ λ_k = 1``, so the rest
-        of ``Σ λ_k D_k`` is summed once. A model with ``B̃ ≤ 0`` is left out."""
-        f = self.item_preds[:, model]
-        y, pi, bt_of = self.item_labels, self.item_pi, self.item_batch
-        coef = {g: tuple(float(v[0]) for v in spec_coefficients(spec, np.full(1, float(g))))
-                for g in (0, 1)}
-        lam = self.lambdas(k_used)
-        known = {0: 0.0, 1: 0.0}            # Σ_k λ_k (D_k − Σ_{never} m*) per group
-        for k in range(k_used):
-            nu, sf, sm, sfm = _pool_totals(self.batches[k], model, True)
-            size = {1: sf, 0: nu - sf}
-            mass = {1: sfm, 0: sm - sfm}
-            for g in (0, 1):
-                sel = (bt_of == k) & (f == g)
-                d_g, _, g_g, _ = delta[k].get(g, (0.0, 0.0, 0.0, 0.0))
-                resid = y[sel] - m[sel] - d_g - g_g * m[sel]
-                known[g] += lam[k] * (
-                    -float(np.sum(resid * (1.0 / pi[sel] - 1.0)))
-                    + float(y[(bt_of > k) & (bt_of < k_used) & (f == g)].sum())
-                    - (1.0 + g_g) * (mass[g] - float(m[sel].sum()))
-                    - d_g * (size[g] - float(sel.sum())))
-        out = []
-        for j, nv in enumerate(self.batches[k_used - 1].get("never", [])):
-            d = {1: known[1] + float(nv["never_mass_f"][model]),
-                 0: known[0] + float(nv["never_mass_f0"][model])}
-            var_never = {1: float(nv["never_var_f"][model]), 0: float(nv["never_var_f0"][model])}
-            b_tilde = b_hat + sum(coef[g][3] * d[g] for g in (0, 1))
-            if not b_tilde > 0:
-                continue
-            a_tilde = a_hat + sum(coef[g][1] * d[g] for g in (0, 1))
-            g_tilde = float(np.clip(a_tilde / b_tilde, 0.0, 1.0))
-            var = sum((coef[g][1] - g_tilde * coef[g][3]) ** 2 * var_never[g] for g in (0, 1))
-            out.append((g_tilde, float(np.sqrt(max(var, 0.0)) / b_tilde), j))
-        return out
-
-    def _prequential(self, model: int, k_used: int, groups: set[str]) -> np.ndarray:
-        """Prequential log-likelihood of each predictive model of the last batch's ``never``
-        on the labels of the rare prediction ``groups``: batch ``k + 1``'s labels scored by
-        the model fitted on the batches up to ``k`` (``next_ll_*``,
-        :meth:`~._design.StrataModel.next_loglik`). Where a model was not fitted yet (the
-        recalibration needs ``MIN_RECALIBRATION`` labels) it scores as the scores' model:
-        no evidence either way. Tables and sessions without these totals score 0."""
-        n_models = len(self.batches[k_used - 1].get("never", []))
-        score = np.zeros(n_models)
-        for k in range(k_used - 1):
-            nv = self.batches[k].get("never") or []
-            for j in range(n_models):
-                entry = nv[min(j, len(nv) - 1)] if nv else {}
-                for grp in groups:
-                    ll = entry.get(f"next_ll_{grp}")
-                    if ll is not None:
-                        score[j] += float(ll[model])
-        return score
 
     def _calibration(self, f: np.ndarray, y: np.ndarray, m: np.ndarray, model: int,
                      k_used: int) -> list[dict[int, tuple[float, float, float, float]]]:
@@ -481,7 +368,7 @@ class DesignSample:
             ins = self.item_batch == k
             pi, fk, mk = self.item_pi[ins], f[ins], m[ins]
             rk = y[ins] - mk
-            nu, s_f, s_m, s_fm = _pool_totals(bt, model, True)
+            nu, s_f, s_m, s_fm = pool_totals(bt, model, True)
             n_group = {1: s_f, 0: nu - s_f}
             m_group = {1: s_fm, 0: s_m - s_fm}
             for grp in (0, 1):
