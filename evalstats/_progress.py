@@ -1,8 +1,9 @@
 """Progress bars for long loops (tqdm when installed, a silent no-op otherwise).
 
 ``progress=True`` forces a bar, ``False`` suppresses it and ``None`` (default)
-shows one only when tqdm is installed and the loop is long (more than
-``LONG_LOOP`` tasks). With ``None`` no ``disable=`` keyword is passed, so the
+shows one only when tqdm is installed, the loop is long (more than
+``LONG_LOOP`` tasks) and someone can watch it: standard error is a terminal or the code
+runs in a Jupyter kernel (a bar redrawn into a log file or a pipe is only noise). With ``None`` no ``disable=`` keyword is passed, so the
 ``TQDM_DISABLE=1`` environment variable (set by the test suite) still wins.
 
 One bar across batches
@@ -25,6 +26,7 @@ The bar's ``total`` therefore always shows the real number of tasks run.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -107,6 +109,16 @@ def tqdm_available() -> bool:
     return importlib.util.find_spec("tqdm") is not None
 
 
+def _watched() -> bool:
+    """Whether a bar can be seen: standard error is a terminal, or a Jupyter kernel runs."""
+    try:
+        if sys.stderr is not None and sys.stderr.isatty():
+            return True
+    except (AttributeError, ValueError):       # a replaced or closed stream
+        pass
+    return "ipykernel" in sys.modules
+
+
 @contextmanager
 def progress_bar(total: int, *, progress: bool | None = None, desc: str | None = None):
     """Context manager yielding a bar with ``update(n)``, ``extend(n)`` and ``note(text)``.
@@ -132,7 +144,7 @@ def progress_bar(total: int, *, progress: bool | None = None, desc: str | None =
         yield outer
         return
     show = progress if progress is not None else (total > LONG_LOOP)
-    available = tqdm_available()
+    available = tqdm_available() and (progress is not None or _watched())
     inner = _tqdm(total, desc, progress) if show and available else _NoBar(total)
     bar = _Bar(inner, total, auto=progress is None and available, desc=desc)
     token = _ACTIVE.set(bar)

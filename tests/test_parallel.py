@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -78,11 +80,13 @@ def test_auto_bar_appears_when_a_run_becomes_long(monkeypatch):
     pytest.importorskip("tqdm")
     import tqdm.auto
 
+    import evalstats._progress as progress_mod
     from evalstats._progress import LONG_LOOP
 
     made = []
     real = tqdm.auto.tqdm
     monkeypatch.setattr(tqdm.auto, "tqdm", lambda *a, **k: made.append(k) or real(*a, **k))
+    monkeypatch.setattr(progress_mod, "_watched", lambda: True)     # as in a terminal
     with progress_bar(10) as bar:
         parallel_map(abs, range(10))
         assert not made
@@ -92,3 +96,27 @@ def test_auto_bar_appears_when_a_run_becomes_long(monkeypatch):
     with progress_bar(5, progress=False) as bar:
         parallel_map(abs, range(LONG_LOOP + 1))
         assert bar.total == bar.n == LONG_LOOP + 1
+
+
+def test_auto_bar_stays_silent_when_nobody_watches(monkeypatch):
+    """``progress=None`` with standard error redirected (a log file, a pipe) and no Jupyter
+    kernel: no bar, however long the loop; ``progress=True`` still forces one."""
+    pytest.importorskip("tqdm")
+    import tqdm.auto
+
+    import evalstats._progress as progress_mod
+    from evalstats._progress import LONG_LOOP
+
+    made = []
+    real = tqdm.auto.tqdm
+    monkeypatch.setattr(tqdm.auto, "tqdm", lambda *a, **k: made.append(k) or real(*a, **k))
+    monkeypatch.setattr(progress_mod.sys, "stderr", io.StringIO())
+    monkeypatch.delitem(progress_mod.sys.modules, "ipykernel", raising=False)
+    assert not progress_mod._watched()
+    with progress_bar(LONG_LOOP + 5) as bar:
+        parallel_map(abs, range(LONG_LOOP + 5))
+        assert bar.n == LONG_LOOP + 5
+    assert not made
+    with progress_bar(3, progress=True) as bar:
+        bar.update(3)
+    assert len(made) == 1
