@@ -3,7 +3,8 @@
 ``progress=True`` forces a bar, ``False`` suppresses it and ``None`` (default)
 shows one only when tqdm is installed, the loop is long (more than
 ``LONG_LOOP`` tasks) and someone can watch it: standard error is a terminal or the code
-runs in a Jupyter kernel (a bar redrawn into a log file or a pipe is only noise). With ``None`` no ``disable=`` keyword is passed, so the
+runs in a Jupyter kernel (a bar redrawn into a log file or a pipe is only noise). With
+``None`` no ``disable=`` keyword is passed, so the
 ``TQDM_DISABLE=1`` environment variable (set by the test suite) still wins.
 
 One bar across batches
