@@ -85,12 +85,13 @@ def check_confidence_level(level: Any, name: str = "confidence_level") -> float:
     return level
 
 
-def check_option(value: Any, name: str, options: Iterable[str]) -> str:
-    """``value`` must be one of ``options`` (strings)."""
+def check_option(value: Any, name: str, options: Iterable[str],
+                 remedy: str | None = None) -> str:
+    """``value`` must be one of ``options`` (strings); ``remedy`` is added to the error."""
     options = tuple(options)
     if not isinstance(value, str) or value not in options:
         listed = ", ".join(repr(o) for o in options)
-        raise fail(name, f"one of {listed}", value=value)
+        raise fail(name, f"one of {listed}", value=value, remedy=remedy)
     return value
 
 

@@ -160,7 +160,7 @@ EDITS = {
     "pool size edited": (_set("pool_size", 5, rows=range(120)),
                          r"column 'pool_size': expected a whole number at least"),
     "column deleted": (lambda d, _: d.drop(columns="q"),
-                       r"to_label\.csv: `design` must be a table with the columns.*no "
+                       r"to_label\.csv: `--design` must be a table with the columns.*no "
                        r"column\(s\) q"),
     "check removed": (lambda d, _: d.drop(columns=["design_check"]),
                       r"not a design written by `evalstats sample`"),

@@ -19,7 +19,7 @@ def test_plan_prints_the_plan(capsys):
 def test_plan_bad_input_and_infeasible(capsys):
     assert main(["plan", "--n-pool", "100", "--prevalence", "1.5", "--rule-rate", "0.1",
                  "--half-width", "0.1"]) == 2
-    assert "`prevalence` must be" in capsys.readouterr().err
+    assert "`--prevalence` must be" in capsys.readouterr().err
     rc = main(["plan", "--pool-size", "20000", "--prevalence", "0.04", "--rule-rate", "0.05",
                "--half-width", "0.001", "--budget", "10", "--measures", "precision"])
     assert rc == 1

@@ -38,9 +38,32 @@ def test_cv_command_errors(tmp_path, rng, capsys):
     assert "`--target` must be a column" in capsys.readouterr().err
     assert main(["cv", "--data", str(path), "--target", "cls", "--model", "svm",
                  "--train-size", "5"]) == 2
-    assert "`model` must be one of" in capsys.readouterr().err
+    assert "`--model` must be one of" in capsys.readouterr().err
     assert main(["cv", "--data", str(path), "--target", "cls", "--train-size", "30"]) == 2
-    assert "2g + 2" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "2g + 2" in err and "`--train-size` must be at most" in err   # the option's name
+
+
+def test_cv_command_speaks_in_options(tmp_path, rng, capsys):
+    """Errors name the command-line option a user can change, not the API argument: before,
+    ``--train-size 0`` asked for a fitted `estimator` and ``--loss squared`` alone failed
+    on the default classifier ('`model` must be one of 'linear', ...; got 'logistic'')."""
+    path = _csv(tmp_path, rng)
+    base = ["cv", "--data", str(path), "--target", "cls", "--seed", "1"]
+    assert main(base + ["--train-size", "0"]) == 2
+    assert "`--train-size` must be an integer >= 1" in capsys.readouterr().err
+    assert main(base + ["--train-size", "5", "--confidence-level", "95"]) == 2
+    assert "`--confidence-level` must be a number strictly between 0 and 1" in (
+        capsys.readouterr().err)
+    assert main(base + ["--train-size", "5", "--model", "linear"]) == 2
+    assert "Regressors (linear) need --loss squared" in capsys.readouterr().err
+    assert main(base[:4] + ["a", "--train-size", "5"]) == 2      # a continuous target
+    err = capsys.readouterr().err
+    assert "`--target` must be class labels" in err and "--loss squared" in err
+    # --loss squared alone: a linear regression by default
+    assert main(base[:4] + ["a", "--train-size", "10", "--loss", "squared", "--n-draws", "40",
+                        "--max-draws", "40"]) == 0
+    assert "Call" in capsys.readouterr().out
 
 
 def test_demo_results_fast():

@@ -111,6 +111,31 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+#: API argument names whose command-line option is spelled differently
+_API_TO_OPTION = {"rng": "seed", "y": "target"}
+
+
+def _cli_terms(message: str, args: argparse.Namespace | None) -> str:
+    """``message`` with the API's argument names in backticks (``train_size``) replaced by
+    the subcommand's options (``--train-size``) where the subcommand has that option: an
+    error raised by the library names the argument a command-line user can change."""
+    if args is None:
+        return message
+    dests = {k for k in vars(args) if k not in ("func", "command")}
+
+    def option(match: re.Match) -> str:
+        name = _API_TO_OPTION.get(match.group(1), match.group(1))
+        return f"`--{name.replace('_', '-')}`" if name in dests else match.group(0)
+
+    def setting(match: re.Match) -> str:         # loss='squared' -> --loss squared
+        name = _API_TO_OPTION.get(match.group(1), match.group(1))
+        return (f"--{name.replace('_', '-')} {match.group(2)}" if name in dests
+                else match.group(0))
+
+    message = re.sub(r"\b([a-z][a-z0-9_]*)='([^'\s]*)'", setting, message)
+    return re.sub(r"`([A-Za-z_][A-Za-z0-9_]*)`", option, message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``evalstats`` console script (exit codes: see the module doc)."""
     import warnings
@@ -153,7 +178,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_SOLVER
         if not _input_error(err):
             raise
-        print(f"{command}: error: {_one_line(err)}", file=sys.stderr)
+        message = _cli_terms(_one_line(err), locals().get("args"))
+        print(f"{command}: error: {message}", file=sys.stderr)
         return EXIT_INPUT
     finally:
         warnings.formatwarning = saved_format

@@ -22,7 +22,9 @@ def make_model(name: str, train_size: int, regression: bool = False):
 
     from .._validation import check_option
 
-    check_option(name, "model", _REGRESSORS if regression else _CLASSIFIERS)
+    check_option(name, "--model", _REGRESSORS if regression else _CLASSIFIERS,
+                 remedy="With --loss squared the models are regressors (linear, tree, knn)."
+                 if regression else "Regressors (linear) need --loss squared.")
     k = max(1, min(5, train_size))
     if regression:
         return {"linear": LinearRegression(), "tree": DecisionTreeRegressor(max_depth=4),
@@ -39,9 +41,9 @@ def register(sub) -> None:
                     "on g observations (Fuchs et al. 2013), from a CSV file. Needs n >= 2g+2.")
     p.add_argument("--data", required=True, help="CSV file (gzip allowed)")
     p.add_argument("--target", required=True, help="name of the label column")
-    p.add_argument("--model", default="logistic",
+    p.add_argument("--model", default=None,
                    help="logistic|tree|knn (classification) or linear|tree|knn with "
-                        "--loss squared (default logistic)")
+                        "--loss squared (default logistic; linear with --loss squared)")
     p.add_argument("--train-size", type=int, required=True, help="learning-set size g")
     p.add_argument("--loss", default="zero_one", help="zero_one|squared|log|auc")
     p.add_argument("--method", default="ustat",
@@ -103,6 +105,13 @@ def run(args) -> int:
     X, y = _read(args.data, args.target)
     resolve_seed(args)                  # after the input checks: an error stays one line
     regression = args.loss == "squared"
+    if args.train_size < 1:
+        from .._validation import fail
+
+        raise fail("--train-size", "an integer >= 1 (the learning-set size g)",
+                   value=args.train_size)
+    if args.model is None:
+        args.model = "linear" if regression else "logistic"
     model = make_model(args.model, args.train_size, regression)
     kw = dict(train_size=args.train_size, loss=args.loss, method=args.method,
               n_draws=args.n_draws, max_draws=args.max_draws,
