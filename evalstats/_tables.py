@@ -226,8 +226,10 @@ _LATEX_UNICODE = {
 def latex_escape(s: Any) -> str:
     """``s`` as LaTeX text: special characters escaped, Unicode symbols mapped to math.
 
-    Characters with no mapping are reduced to their ASCII decomposition (``é`` -> ``e``)
-    or dropped, so the output always compiles with pdflatex.
+    Characters with no mapping are reduced to their ASCII decomposition (``é`` -> ``e``);
+    one without any (``猫``, ``Ж``) is written as its code point, ``[U+732B]``, so the
+    output always compiles with pdflatex and two such names stay apart (dropping them made
+    the class names ``猫`` and ``犬`` both empty).
     """
     out = []
     for ch in str(s):
@@ -238,8 +240,8 @@ def latex_escape(s: Any) -> str:
         elif ch in _LATEX_UNICODE:
             out.append(_LATEX_UNICODE[ch])
         else:
-            out.append(unicodedata.normalize("NFKD", ch).encode("ascii", "ignore")
-                       .decode("ascii"))
+            plain = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode("ascii")
+            out.append(plain if plain else f"[U+{ord(ch):04X}]")
     return re.sub(r"(?<!\\)\$\$", "", "".join(out))
 
 
