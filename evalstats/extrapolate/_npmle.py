@@ -63,9 +63,15 @@ class NPMLE(Method):
     def fit(self, view, cand):
         m = view.k1
         prob, w, counts, ata = self._problem(m)
-        v = np.minimum(view.b + view.t // 2, m - 1)
-        counts.value = np.bincount(v, minlength=m) / len(v)
-        ata.value = float(view.ata(np.array([m]))[0])
+        # the share of test points beating v wrong classes, ties broken as ``ties`` says
+        # (random: V = b + J, J uniform on 0..t); the mid-rank b + t//2 made all-tied scores
+        # (accuracy exactly 1/k) look like a classifier that beats half the classes
+        surv = np.concatenate([[float(view.n)], view.survival_counts(), [0.0]])
+        counts.value = np.maximum(-np.diff(surv), 0.0) / view.n
+        # a perfect subsample (ATA = 1) lies beyond the grid's top node u = Φ(6): target
+        # the largest value the grid can reach (all weight on that node)
+        reach = float(np.exp((m - 1) * log_ndtr(NODES[-1])))
+        ata.value = min(float(view.ata(np.array([m]))[0]), reach)
         wv, status = solve_checked(prob, w, self.name)
         return np.clip(wv, 0.0, None), status
 

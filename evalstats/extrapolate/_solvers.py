@@ -52,11 +52,28 @@ def nnls_capped(H: np.ndarray, y: np.ndarray, closed: bool = False) -> tuple[np.
     return beta, status
 
 
+#: largest constraint violation of a solution accepted as a solve (CLARABEL reported
+#: "optimal" for an infeasible NPMLE, its weights summing to 6.6e9 instead of 1)
+MAX_VIOLATION = 1e-4
+
+
+def _violation(prob) -> float:
+    """The largest violation of ``prob``'s constraints at the current solution."""
+    worst = 0.0
+    for c in prob.constraints:
+        v = c.violation()
+        if v is None:
+            return float("inf")
+        worst = max(worst, float(np.max(np.abs(v))) if np.size(v) else 0.0)
+    return worst
+
+
 def solve_checked(prob, var, name: str) -> tuple[np.ndarray, str]:
     """Solve a cvxpy problem with CLARABEL (then SCS if that fails outright).
 
     Returns ``(value, status)``; ``optimal_inaccurate`` is returned as a status, any other
-    failure raises :class:`ConvergenceError`.
+    failure raises :class:`ConvergenceError`, and so does a solution that violates a
+    constraint by more than :data:`MAX_VIOLATION` whatever the solver's status.
     """
     import cvxpy as cp
 
@@ -72,6 +89,11 @@ def solve_checked(prob, var, name: str) -> tuple[np.ndarray, str]:
             continue
         if prob.status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) and var.value is not None \
                 and np.all(np.isfinite(var.value)):
+            worst = _violation(prob)
+            if not worst <= MAX_VIOLATION:
+                errors.append(f"{solver}: status {prob.status!r} but a constraint is "
+                              f"violated by {worst:.3g}")
+                continue
             status = prob.status if solver == cp.CLARABEL else f"{prob.status} ({solver})"
             return np.asarray(var.value, float), status
         errors.append(f"{solver}: status {prob.status!r}")
