@@ -257,3 +257,19 @@ def test_stratum_sizes_must_be_whole_pool_counts(size):
     y = np.array([1, 1, 1, 0, 0, 0, 0, 0])
     with pytest.raises((ValueError, TypeError), match=r"stratum_sizes\[1\]"):
         LabelDesign.stratified(y, {1: size, 0: 960})
+
+
+def test_estimate_on_the_boundary_gets_clopper_pearson_at_the_sample_size():
+    """100 correct of 100 (simple random sample): the default interval is Clopper–Pearson's
+    [(α/2)^(1/100), 1] = [0.9638, 1] (closed form for x = n); before, the effective size
+    p(1−p)/se² was 0 at p = 1 and the interval was [0.025, 1] whatever the sample size."""
+    y = np.r_[np.ones(100, int), np.zeros(300, int)]
+    with pytest.warns(UndefinedEstimateWarning):
+        ev = evaluate_rules(y, {"perfect": y, "never": np.zeros(400, int)},
+                            LabelDesign.simple(10_000, 400))
+    t = ev.tidy().set_index("term")
+    assert t.loc["perfect:precision", "conf_low"] == pytest.approx(0.025 ** (1 / 100), rel=2e-3)
+    assert t.loc["perfect:precision", "conf_high"] == 1.0
+    assert t.loc["never:recall", "conf_high"] == pytest.approx(1 - 0.025 ** (1 / 100), rel=2e-2)
+    assert t.loc["perfect:specificity", "conf_low"] == pytest.approx(0.025 ** (1 / 300),
+                                                                      rel=2e-3)

@@ -291,12 +291,20 @@ def _evaluate_rules_iv(labels, rules, design, measures, confidence_level):
 
 
 def _kg_interval(est: float, se: float, n_den: float, level: float) -> ConfidenceInterval:
-    """Korn-Graubard interval: Clopper-Pearson with x = p n_eff successes of n_eff trials."""
+    """Korn-Graubard interval: Clopper-Pearson with x = p n_eff successes of n_eff trials.
+
+    ``n_eff = p(1-p)/se²`` (at most ``n_den``, the labeled examples in the denominator). At
+    an estimate of 0 or 1 it is taken at ``p̃`` half a pseudo-count from the boundary,
+    ``0.5/n_den`` or ``1 − 0.5/n_den`` — the smoothing of the smoothed se; at ``p`` itself it
+    is 0, and 100 correct of 100 got [0.025, 1] instead of Clopper–Pearson's [0.964, 1].
+    """
     if not np.isfinite(est):
         return ConfidenceInterval(float("nan"), float("nan"))
     from scipy import stats
 
-    n_eff = n_den if se <= 0 else min(n_den, est * (1 - est) / se ** 2)
+    half = 0.5 / max(n_den, 1.0)
+    p_eff = min(max(est, half), 1.0 - half)
+    n_eff = n_den if se <= 0 else min(n_den, p_eff * (1 - p_eff) / se ** 2)
     n_eff = max(n_eff, 1.0)
     x, a = est * n_eff, 1 - level
     lo = 0.0 if x <= 0 else float(stats.beta.ppf(a / 2, x, n_eff - x + 1))
