@@ -226,3 +226,16 @@ def test_bernstein_paper_is_exactly_the_papers_formula():
     with pytest.raises(ValueError, match="`variance` must be 'paper'"):
         bernstein_bound("precision", n_pool=10_000, prevalence=0.04, rule_rate=0.1,
                         bound="bernstein_paper", variance="hypergeometric")
+
+
+def test_rule_positives_that_cannot_fit_among_the_unlabeled_are_refused():
+    """80 of 100 examples labeled, none of them a rule hit, yet the rule flags 60: 60 rule
+    positives among 20 unlabeled examples is impossible (it gave an inverted range
+    (0.833, 0.167), a variance of −31.6 and a NaN s.e.)."""
+    with pytest.raises(ValueError, match=r"rule_hits_positive \+ rule_hits_negative.*60 − 20"):
+        bernstein_bound("precision", n_pool=100, n_pool_positive=10, n_rule_positive=60,
+                        n_labeled_negative=80, rule_hits_negative=0)
+    r = bernstein_bound("precision", n_pool=100, n_pool_positive=10, n_rule_positive=60,
+                        n_labeled_negative=80, rule_hits_negative=40)
+    lo, hi = r.deterministic_range
+    assert lo <= r.estimate <= hi

@@ -244,6 +244,14 @@ def _bernstein_bound_iv(measure, n_pool, prevalence, rule_rate, n_pool_positive,
     if tp_l + fp_l > n_rpos:
         raise fail("rule_hits_positive + rule_hits_negative",
                    f"at most the rule's positives in the pool ({n_rpos:g})", value=tp_l + fp_l)
+    n_unlabeled = n_pool - l_pos - l_neg
+    if n_rpos - tp_l - fp_l > n_unlabeled:
+        # the rule's positives that are not labeled must fit among the unlabeled examples
+        raise fail("rule_hits_positive + rule_hits_negative",
+                   f"at least the rule's positives minus the unlabeled examples "
+                   f"({n_rpos:g} − {n_unlabeled:g} = {n_rpos - n_unlabeled:g}): the rest of "
+                   "the rule's positives must lie among the unlabeled examples",
+                   value=tp_l + fp_l)
     counts = dict(s=n_pool, s_pos=n_pos, s_rpos=n_rpos, l_pos=l_pos, l_neg=l_neg, tp_l=tp_l,
                   fp_l=fp_l)
     return dict(measure=measure, variance=variance, bound=bound, level=level,
