@@ -239,3 +239,14 @@ def test_rule_positives_that_cannot_fit_among_the_unlabeled_are_refused():
                         n_labeled_negative=80, rule_hits_negative=40)
     lo, hi = r.deterministic_range
     assert lo <= r.estimate <= hi
+
+
+def test_rule_rate_is_rounded_to_whole_examples_and_must_flag_one():
+    """A rule flagging 0.4 of 100 examples was accepted and its exact bound had zero width;
+    a pool beyond the documented 1e12 ran for minutes."""
+    with pytest.raises(ValueError, match="`rule_rate` must be large enough"):
+        bernstein_bound("precision", n_pool=100, prevalence=0.1, rule_rate=0.004, bound="exact")
+    r = bernstein_bound("precision", n_pool=100, prevalence=0.1, rule_rate=0.104)
+    assert r.counts["s_rpos"] == 10
+    with pytest.raises(ValueError, match="`n_pool` must be"):
+        bernstein_bound("precision", n_pool=10 ** 18, prevalence=0.1, rule_rate=0.1)

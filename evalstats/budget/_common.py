@@ -31,15 +31,21 @@ def check_measure(value, name: str = "measure") -> str:
     return MEASURE_ALIASES[key]
 
 
+#: the largest pool the planners accept (their searches are exact in float64 up to here;
+#: a pool of 1e18 ran for minutes)
+MAX_POOL = 10 ** 12
+
+
 def pool_iv(n_pool, prevalence, n_pool_positive, rule_rate, n_rule_positive):
     """``(n_pool, |S_O+|, |S_R+|)`` from a prevalence/rule rate or counts (exactly one each).
 
     ``n_pool`` may be as large as 1e12 and is accepted as a float with an integer value
-    (``1e12``).
+    (``1e12``). Rates are rounded to whole examples, and each must leave at least one
+    example on either side (a rule flagging 0.4 examples gave an exact bound of zero width).
     """
     if isinstance(n_pool, float) and n_pool.is_integer():
         n_pool = int(n_pool)
-    n_pool = check_int(n_pool, "n_pool", low=2)
+    n_pool = check_int(n_pool, "n_pool", low=2, high=MAX_POOL)
     if (prevalence is None) == (n_pool_positive is None):
         raise fail("prevalence", "given, or `n_pool_positive` given instead (exactly one)",
                    got=f"prevalence={prevalence!r}, n_pool_positive={n_pool_positive!r}")
@@ -58,7 +64,10 @@ def pool_iv(n_pool, prevalence, n_pool_positive, rule_rate, n_rule_positive):
     if rule_rate is not None:
         rule_rate = check_scalar(rule_rate, "rule_rate", 0, 1, low_inclusive=False,
                                  high_inclusive=False)
-        n_rpos = rule_rate * n_pool
+        n_rpos = float(round(rule_rate * n_pool))
+        if not 0 < n_rpos < n_pool:
+            raise fail("rule_rate", f"large enough that the rule flags at least one of the "
+                       f"{n_pool} examples and leaves at least one", value=rule_rate)
     else:
         n_rpos = float(check_int(n_rule_positive, "n_rule_positive", low=1, high=n_pool - 1))
     return n_pool, n_pos, n_rpos
