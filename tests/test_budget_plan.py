@@ -281,3 +281,12 @@ def test_plan_with_unknown_prevalence_names_its_prevalence_sample():
     assert f"+ {p.n_prevalence} for the prevalence = {p.n_total} labels" in repr(p)
     text = " ".join(p.summary().as_text().split())
     assert "(prevalence from a random sample)" in text and "(prevalence known)" not in text
+
+
+def test_plan_larger_than_the_pool_is_flagged():
+    """With the prevalence unknown the plan added 19,833 prevalence labels to 17,042 others
+    for a pool of 20,000 and said nothing; it now warns and the repr carries the mark."""
+    with pytest.warns(SmallSampleWarning, match="more than the 20,000 examples"):
+        p = plan_labels(20_000, 0.03, 0.05, half_width=0.02, prevalence_known=False,
+                        rules="random", strategy="random")
+    assert p.n_total > p.n_pool and repr(p).endswith("!>")

@@ -286,6 +286,11 @@ def _plan_table(a, hp, delta) -> pd.DataFrame:
 
 def _plan_notes(a, table, head, n_tot, feasible, notes) -> None:
     h = a["h"]
+    if n_tot > a["n_pool"]:
+        notes.warn(SmallSampleWarning,
+                   f"The plan adds up to {n_tot:,} labels, more than the {a['n_pool']:,} "
+                   "examples of the pool: label the whole pool instead (a census knows "
+                   "every measure exactly, at a lower cost).")
     if not feasible:
         bad = ", ".join(head.loc[~head["feasible"], "measure"])
         notes.warn(SmallSampleWarning,
