@@ -273,3 +273,16 @@ def test_estimate_on_the_boundary_gets_clopper_pearson_at_the_sample_size():
     assert t.loc["never:recall", "conf_high"] == pytest.approx(1 - 0.025 ** (1 / 100), rel=2e-2)
     assert t.loc["perfect:specificity", "conf_low"] == pytest.approx(0.025 ** (1 / 300),
                                                                       rel=2e-3)
+
+
+def test_callable_oracle_values_are_checked_before_conversion():
+    """An oracle answering 0.7 was truncated to 0 by ``astype(int)`` and every label was
+    recorded as negative; now it is refused, naming a value. Booleans and 0.0/1.0 pass."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    y = (X[:, 0] > 1.2).astype(int)
+    with pytest.raises(ValueError, match=r"`oracle` must return labels coded 0/1.*0\.7"):
+        guided_sample(X, lambda idx: 0.7 * y[idx], 50, n_seed=10, rng=0)
+    a = guided_sample(X, lambda idx: y[idx].astype(bool), 50, n_seed=10, rng=0)
+    b = guided_sample(X, y, 50, n_seed=10, rng=0)
+    assert np.array_equal(a.labels, b.labels)

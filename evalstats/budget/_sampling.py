@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .._validation import plain_value
+
 
 def default_estimator(seed: int):
     """A decision tree, as in the paper's experiments (scikit-learn imported lazily)."""
@@ -22,11 +24,20 @@ def default_estimator(seed: int):
 def ask(oracle: Callable | np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Labels of the pool items ``idx`` from an array of labels or a callable oracle."""
     if callable(oracle):
-        out = np.asarray(oracle(idx)).astype(int).ravel()
-        if out.shape != idx.shape or not np.isin(out, (0, 1)).all():
+        raw = np.asarray(oracle(idx)).ravel()
+        if raw.shape != idx.shape:
             raise ValueError(f"`oracle` must return {len(idx)} labels coded 0/1; got "
-                             f"an array of shape {out.shape}.")
-        return out
+                             f"an array of shape {raw.shape}.")
+        try:        # the values themselves, before any conversion (0.7 became 0)
+            ok = raw.dtype.kind in "biuf" and bool(np.isin(raw.astype(float), (0.0, 1.0)).all())
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            bad = raw[~np.isin(raw, (0, 1))][:1] if raw.dtype.kind in "biuf" else raw[:1]
+            raise ValueError(f"`oracle` must return labels coded 0/1; got other values, "
+                             f"e.g. {plain_value(bad[0])!r}." if bad.size else
+                             "`oracle` must return labels coded 0/1; got other values.")
+        return raw.astype(int)
     return np.asarray(oracle)[idx].astype(int)
 
 
