@@ -175,6 +175,33 @@ def test_learning_sets_with_one_class_are_flagged():
     assert any("constant prediction" in n for n in res.notes)
 
 
+def test_a_classifier_with_another_loss_gets_the_constant_on_one_class():
+    """A cost-weighted callable loss (or squared loss on 0/1 labels) with a classifier: a
+    learning set of one class crashed inside scikit-learn, because the substitution was
+    keyed on the loss name; it now follows the estimator (``is_classifier``), with the note.
+    The baselines substitute too and now say so."""
+    from evalstats._warnings import SmallSampleWarning
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
+
+    def cost(yt, yp):
+        return np.where(yt != yp, np.where(yt == 1, 5.0, 1.0), 0.0)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = cv_error_ci(LogisticRegression(), X, y, train_size=5, loss=cost,
+                          loss_range=(0, 5), n_draws=100, mc_tol=None, rng=1, progress=False)
+    assert np.isfinite(res.estimate)
+    assert any("single class with probability 0.125" in n for n in res.notes)
+    y3 = np.zeros(30, int)
+    y3[:3] = 1
+    with pytest.warns(SmallSampleWarning, match="single class"):
+        cv_error_ci(LogisticRegression(), X[:30], y3, train_size=13, loss="auc",
+                    method="corrected_t", rng=1, progress=False)
+
+
 def test_max_draws_below_the_default_start_is_respected(data):
     X, y = data
     with warnings.catch_warnings():

@@ -28,7 +28,7 @@ from scipy import stats
 
 from .._parallel import map_replicates
 from .._warnings import Notes, SmallSampleWarning
-from ._draws import fit_predict, single_threaded
+from ._draws import fit_predict, note_single_class, single_threaded
 
 __all__ = ["BASELINES", "baseline_scores", "baseline_interval", "baseline_result"]
 
@@ -212,6 +212,10 @@ def baseline_result(estimators, args, rng, n_jobs, progress, call, names=None):
 
     method, n, g = args.method, len(args.y), args.g
     notes = Notes()
+    # the learning-set size of the method's own fits, for the single-class note
+    g_fit = {"5x2cv": n // 2, "bayle": n - n // min(BAYLE_FOLDS, n),
+             "nested_cv": n - n // NESTED_FOLDS}.get(method, g)
+    note_single_class(notes, args.y, g_fit, args.loss, estimators)
     term = "auc" if args.loss == "auc" else "expected loss"
     common = dict(confidence_level=args.confidence_level, method=method, n=n, call=call,
                   train_size=g, loss=call["loss"], interval_method="t",

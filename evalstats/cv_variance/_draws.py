@@ -101,10 +101,24 @@ def single_class_share(y: np.ndarray, g: int) -> float:
     return float(sum(np.exp(log_comb(c, g) - log_comb(n, g)) for c in counts if c >= g))
 
 
-def note_single_class(notes, y: np.ndarray, g: int, loss) -> None:
+def substitutes_constant(estimator, loss) -> bool:
+    """Whether :func:`_fit` replaces ``estimator`` by a constant prediction on a learning
+    set of one class: for the classification losses, and for any scikit-learn classifier
+    whatever the loss (a cost-weighted callable loss, squared loss on 0/1 labels), which
+    cannot be fitted on one class."""
+    if loss in _CLASSIFICATION:
+        return True
+    try:
+        from sklearn.base import is_classifier
+    except ImportError:         # pragma: no cover - scikit-learn is needed to fit anyway
+        return False
+    return bool(is_classifier(estimator))
+
+
+def note_single_class(notes, y: np.ndarray, g: int, loss, estimators=()) -> None:
     """Say how often a learning set holds one class, where :func:`_fit` substitutes the
     constant prediction of that class for the learner (which cannot be fitted there)."""
-    if loss not in _CLASSIFICATION:
+    if not any(substitutes_constant(e, loss) for e in (estimators or (None,))):
         return
     share = single_class_share(y, g)
     if share <= 0:
@@ -132,7 +146,7 @@ def _fit(estimator, X, y, idx, loss):
     from sklearn.base import clone
 
     ytr = y[idx]
-    if loss in _CLASSIFICATION and np.all(ytr == ytr[0]):
+    if np.all(ytr == ytr[0]) and substitutes_constant(estimator, loss):
         return _Constant(ytr[0])
     return clone(estimator).fit(take(X, idx), ytr)
 

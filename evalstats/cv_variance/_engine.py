@@ -52,7 +52,7 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
     """Draws with the sequential stopping rule; returns (rows, acc, aggregate, notes)."""
     notes = Notes()
     n, g = len(args.y), args.g
-    note_single_class(notes, args.y, g, args.loss)
+    note_single_class(notes, args.y, g, args.loss, estimators)
     n_streams = 3 if len(estimators) == 2 else 1
     rows = np.empty((0, 2 + 3 * n_streams))
     acc = np.zeros((n_streams, ACC_ROWS, n))
