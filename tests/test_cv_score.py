@@ -146,3 +146,25 @@ def test_cv_error_ci_reports_the_jackknife_moments_of_its_draws():
     # the coupling is the same cross-half covariance over V̂^{3/2}
     assert res.coupling == pytest.approx(jk["cov"] / res.variance_estimate ** 1.5, rel=1e-12)
     assert jk["var_theta"] > 0      # Efron–Stein: an upper-biased variance of Θ̂
+
+
+def test_tidy_pairs_each_interval_with_its_own_test():
+    """``tidy(method=m)`` shows the p-value of test ``m``: the t interval excluded 0 beside
+    the score test's p = 0.10 (the t test's own p was 0.023). Each row's interval excludes 0
+    exactly when its p-value is below 0.05."""
+    from sklearn.dummy import DummyClassifier
+    from sklearn.naive_bayes import GaussianNB
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] + 0.8 * rng.normal(size=40) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = compare_learners(GaussianNB(), DummyClassifier(), X, y, train_size=10,
+                             n_draws=100, mc_tol=None, rng=1, progress=False)
+    assert r.tidy().iloc[0]["p_value"] == r.p_value
+    assert r.tidy(method="t").iloc[0]["p_value"] == r.diagnostics["p_value_t"]
+    for m in ("t", "t_score", "t_skew", "normal"):
+        row = r.tidy(method=m).iloc[0]
+        excludes = not (row["conf_low"] <= 0 <= row["conf_high"])
+        assert excludes == (row["p_value"] < 0.05), m

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+from scipy import stats
 
 from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value, wald_interval
 from ._score import score_limits
@@ -451,7 +452,7 @@ class CompareLearnersResult(CVErrorResult):
 
     def _tidy_rows(self, level: float, method: str) -> list[dict[str, Any]]:
         rows = super()._tidy_rows(level, method)
-        rows[0].update(statistic=self.statistic, p_value=self.p_value)
+        rows[0].update(statistic=self.statistic, p_value=self._p_value_of(method))
         for name, est, se in ((self.names[0], self.estimate_a, self.std_error_a),
                               (self.names[1], self.estimate_b, self.std_error_b)):
             lo, hi = _clip(*wald_interval(est, se, level, self.df), self.loss_range)
@@ -459,6 +460,16 @@ class CompareLearnersResult(CVErrorResult):
                              conf_low=lo, conf_high=hi, confidence_level=level,
                              method=self.method, statistic=np.nan, p_value=np.nan))
         return rows
+
+    def _p_value_of(self, method: str) -> float:
+        """The p-value of the test that goes with interval ``method`` (the stored one for
+        ``interval_method``): a t interval beside the score test's p-value disagreed on
+        significance (interval excluding 0, p = 0.10)."""
+        if not method or method == self.interval_method:
+            return self.p_value
+        if method == "normal":
+            return float(2 * stats.norm.sf(abs(self.statistic)))
+        return float(self.diagnostics.get(f"p_value_{method}", float("nan")))
 
     def _interval(self, level: float, method: str) -> ConfidenceInterval:
         q = critical_value(level, self.df)
