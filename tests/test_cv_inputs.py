@@ -228,3 +228,23 @@ def test_auc_draws_without_a_held_out_positive_add_nothing():
                           n_draws=60, mc_tol=None, progress=False)
     assert not [w for w in rec if w.category is RuntimeWarning]
     assert np.isfinite(res.leading_variance) and np.isfinite(res.estimate)
+
+
+def test_all_losses_zero_gets_the_zero_failure_limit_not_a_point():
+    """A tree that separates n = 30 points: every held-out loss is 0, every variance
+    estimate 0, and the interval was [0, 0] even at level 0.999999. It is now the
+    zero-failure Clopper–Pearson limit of 30 cases, 1 − (α/2)^(1/30) (closed form:
+    0.1157 at 95 %), still flagged."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    y = np.repeat([0, 1], 15)
+    X = np.c_[y, y].astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = cv_error_ci(DecisionTreeClassifier(), X, y, train_size=14, rng=1, n_draws=100,
+                          mc_tol=None, progress=False)
+    assert res.estimate == 0.0 and res.std_error == 0.0
+    lo, hi = res.conf_int()
+    assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 30), rel=1e-12)
+    assert res.conf_int(0.999999).high > hi
+    assert repr(res).endswith("!>")

@@ -329,6 +329,9 @@ class CVErrorResult(EvalResult):
     def _interval(self, level: float, method: str) -> ConfidenceInterval:
         if self.std_error is None or not np.isfinite(self.std_error):
             return ConfidenceInterval(float("nan"), float("nan"))
+        edge = self._boundary_interval(level)
+        if edge is not None:
+            return edge
         skew = method.endswith("_skew")
         scale = method[:-5] if skew else method
         if scale in ("log", "logit") and not transformed_ok(scale, self.estimate,
@@ -348,6 +351,23 @@ class CVErrorResult(EvalResult):
             lo = self.estimate - k_lo * self.std_error
             hi = self.estimate + k_hi * self.std_error
         return _clip(lo, hi, self.loss_range)
+
+    def _boundary_interval(self, level: float) -> ConfidenceInterval | None:
+        """Every held-out loss at one end of a bounded range (s.e. 0): the zero-failure
+        Clopper–Pearson limit of the ``n`` observations, ``1 − (α/2)^(1/n)`` of the range
+        from that end. The variance estimates are all 0 there, and a tree that separated
+        n = 30 points got [0, 0] at any level; an estimate of 0 from 30 cases has a 95 %
+        upper limit near 3/n, not 0. (Dependence between the cases is ignored.)"""
+        lo_r, hi_r = (self.loss_range if self.loss_range is not None
+                      else (float("nan"), float("nan")))
+        if self.std_error != 0 or not (np.isfinite(lo_r) and np.isfinite(hi_r)) or not self.n:
+            return None
+        reach = (hi_r - lo_r) * (1.0 - (0.5 * (1.0 - level)) ** (1.0 / self.n))
+        if self.estimate <= lo_r:
+            return ConfidenceInterval(float(lo_r), float(lo_r + reach))
+        if self.estimate >= hi_r:
+            return ConfidenceInterval(float(hi_r - reach), float(hi_r))
+        return None
 
     def _skew_terms(self) -> tuple[float, float | None]:
         """(γ, ρ) for :func:`skew_limits` (:func:`skew_terms`)."""
