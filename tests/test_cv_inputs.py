@@ -248,3 +248,27 @@ def test_all_losses_zero_gets_the_zero_failure_limit_not_a_point():
     assert lo == 0.0 and hi == pytest.approx(1 - 0.025 ** (1 / 30), rel=1e-12)
     assert res.conf_int(0.999999).high > hi
     assert repr(res).endswith("!>")
+
+
+def test_5x2cv_auc_with_an_undefined_part_says_why():
+    """A half with no positive has no AUC: the interval was NaN without a word, and for two
+    learners the warning said (wrongly) that their losses were identical."""
+    from sklearn.dummy import DummyClassifier
+    from sklearn.naive_bayes import GaussianNB
+
+    from evalstats._warnings import UndefinedEstimateWarning
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 2))
+    y = np.zeros(30, int)
+    y[:3] = 1
+    X[:3, 0] += 2
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        r = cv_error_ci(GaussianNB(), X, y, train_size=13, loss="auc", method="5x2cv", rng=1)
+        c = compare_learners(GaussianNB(), DummyClassifier(), X, y, train_size=12, loss="auc",
+                             method="5x2cv", rng=1)
+    msgs = [str(w.message) for w in rec]
+    assert sum("give no score" in m for m in msgs) == 2 and not any("identical" in m for m in msgs)
+    assert any(issubclass(w.category, UndefinedEstimateWarning) for w in rec)
+    assert repr(r).endswith("!>") and repr(c).endswith("!>")

@@ -27,7 +27,7 @@ import numpy as np
 from scipy import stats
 
 from .._parallel import map_replicates
-from .._warnings import Notes, SmallSampleWarning
+from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
 from ._draws import fit_predict, note_single_class, single_threaded
 
 __all__ = ["BASELINES", "baseline_scores", "baseline_interval", "baseline_result"]
@@ -235,6 +235,13 @@ def baseline_result(estimators, args, rng, n_jobs, progress, call, names=None):
             notes.add(f"5x2cv learns on n/2 = {n // 2} points: its estimand is θ(n/2), not "
                       f"θ({g}); the estimate is Dietterich's p1(1).")
         n_fits = scores.shape[0] * scores.shape[1] * len(estimators)
+        undefined = int(np.isnan(scores).any(axis=2).sum())
+        if undefined:
+            notes.warn(UndefinedEstimateWarning,
+                       f"{method}: {undefined} of {scores.shape[0] * scores.shape[1]} held-out "
+                       "parts give no score (for the AUC: no positive or no negative among "
+                       "their cases), so the standard error and the interval are undefined "
+                       "(NaN).")
         cols = {"a": scores[:, :, 0]}
         if len(estimators) == 2:
             cols.update(b=scores[:, :, 1], d=scores[:, :, 0] - scores[:, :, 1])
@@ -250,7 +257,7 @@ def baseline_result(estimators, args, rng, n_jobs, progress, call, names=None):
     est, se, df = get("d")
     (ea, sa, _), (eb, sb, _) = get("a"), get("b")
     stat = est / se if se > 0 else float("nan")
-    if not se > 0:
+    if se == 0:
         notes.warn(SmallSampleWarning, f"{method}: the two learners' losses are identical on "
                    "every split: the difference has zero variance, its interval zero width, "
                    "and no test is possible (p-value NaN).")
