@@ -567,6 +567,17 @@ def test_bad_inputs_raise_our_errors(small, bad):
     assert "`" in str(info.value)            # our messages name the argument
 
 
+def test_targets_below_k1_and_tiny_radial_bandwidths_are_refused():
+    """Below k1 a smoothed curve stood in for the unbiased ATA_k (its band excluded it at
+    k = 2 and 10 of sim_multiclass); a radial bandwidth of 1e-6 asked numpy for 222 GiB."""
+    b = datasets.load("sim_multiclass")
+    with pytest.raises(ValueError, match=r"`k_target` must be at least the k1 = 100.*got 2, 10"
+                                         r".*average_accuracy"):
+        extrapolate_accuracy(b.scores, b.labels, method="hd", k_target=[2, 10, 200])
+    with pytest.raises(ValueError, match="`bandwidth` must be at least 0.01"):
+        extrapolate_accuracy(b.scores, b.labels, method="regression", bandwidth=1e-6)
+
+
 def test_perfectly_separated_kde_prediction_stays_within_0_1():
     # found by the property test above: rounding gave accuracy 1 + 8.9e-16
     k1, per, seed, signal = 8, 1, 245066, 3.228606827798168

@@ -110,9 +110,11 @@ def substitutes_constant(estimator, loss) -> bool:
         return True
     try:
         from sklearn.base import is_classifier
-    except ImportError:         # pragma: no cover - scikit-learn is needed to fit anyway
-        return False
-    return bool(is_classifier(estimator))
+
+        return bool(is_classifier(estimator))
+    except (ImportError, AttributeError, TypeError):
+        # a duck-typed learner without scikit-learn's tags (is_classifier raises on it)
+        return getattr(estimator, "_estimator_type", None) == "classifier"
 
 
 def note_single_class(notes, y: np.ndarray, g: int, loss, estimators=()) -> None:

@@ -35,6 +35,10 @@ class _Args:
     options: dict
 
 
+#: the smallest knot spacing of the radial regression (the probit grid's step is 0.005)
+MIN_RADIAL_BANDWIDTH = 0.01
+
+
 def _positive_finite(values: Any, name: str) -> list[float]:
     arr = np.atleast_1d(np.asarray(values, dtype=object)).ravel()
     out = []
@@ -99,6 +103,13 @@ def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples,
         if arr.dtype.kind not in "iu" or arr.ndim != 1 or arr.size == 0 or arr.min() < 2:
             raise fail("k_target", "an integer >= 2 or a list of them", value=k_target)
         targets = tuple(int(v) for v in arr)
+        if min(targets) < k1:
+            # below k1 a smoothed curve replaced the unbiased ATA_k, with a band excluding it
+            small = ", ".join(str(v) for v in targets if v < k1)
+            raise fail("k_target", f"at least the k1 = {k1} observed classes (the method "
+                       "extrapolates)", got=small,
+                       remedy="For k < k1 the unbiased estimate is "
+                              "average_accuracy(scores, y, k=...).")
     n_sub = check_int(n_subsamples, "n_subsamples", low=0)
     if n_sub == 1:
         raise fail("n_subsamples", "0 (no back-test, no band) or at least 2 (a standard "
@@ -125,6 +136,11 @@ def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples,
     candidates = None
     if bandwidth is not None:
         candidates = _positive_finite(bandwidth, "bandwidth")
+        if method == "regression" and min(candidates) < MIN_RADIAL_BANDWIDTH:
+            # knots spaced h apart on the probit scale: 1e-6 asked for 222 GiB
+            raise fail("bandwidth", f"at least {MIN_RADIAL_BANDWIDTH} with method="
+                       "'regression' (knot spacing on the probit scale, whose grid step "
+                       "is 0.005)", value=bandwidth)
     if degree is not None:
         candidates = _degree_candidates(degree)
     if likelihood is not None:
