@@ -605,3 +605,14 @@ def test_solver_accuracy_is_reported_once_not_as_cvxpy_warnings():
         extrapolate_accuracy(S, y, rng=0, n_subsamples=8)
     assert not [w for w in rec if w.category is UserWarning]
     assert any("optimal_inaccurate" in str(w.message) for w in rec)
+
+
+def test_kde_warns_on_tied_scores():
+    """All scores tied: the truth is 1/k (random tie-breaking, closed form); the KDE method
+    counts each tie as half a win (0.5^(k−1): 1.8e-12 at k = 40) — now with a warning."""
+    k1 = 40
+    y = np.repeat(np.arange(k1), 5)
+    S = np.zeros((len(y), k1))
+    with pytest.warns(ExtrapolationWarning, match="assumes continuous scores"):
+        f = extrapolate_accuracy(S, y, method="kde", k_target=[80], n_subsamples=4, rng=0)
+    assert any("half a win" in n for n in f.notes)
