@@ -118,11 +118,23 @@ def wald_interval(estimate: float, std_error: float | None, level: float,
     return ConfidenceInterval(float(estimate - q * std_error), float(estimate + q * std_error))
 
 
+def _deep_frozen(v: Any) -> Any:
+    """``v`` with every mapping inside it a :class:`FrozenDict` and every array read-only
+    (nested ``diagnostics`` dicts could be edited, and the edits reached ``summary()``)."""
+    if isinstance(v, Mapping):
+        return FrozenDict({k: _deep_frozen(x) for k, x in v.items()})
+    if isinstance(v, np.ndarray) and v.flags.writeable:
+        return freeze_array(v)
+    return v
+
+
 def _freeze_fields(obj) -> None:
     for f in fields(obj):
-        v = getattr(obj, f.name)
-        if isinstance(v, Mapping) and not isinstance(v, FrozenDict):
-            object.__setattr__(obj, f.name, FrozenDict(v))
+        v = object.__getattribute__(obj, f.name)
+        if isinstance(v, Mapping):
+            object.__setattr__(obj, f.name, _deep_frozen(v))
+        elif isinstance(v, pd.DataFrame):       # a private copy: see Reportable.__getattribute__
+            object.__setattr__(obj, f.name, v.copy(deep=True))
         elif isinstance(v, np.ndarray) and v.flags.writeable:
             object.__setattr__(obj, f.name, freeze_array(v))
         elif isinstance(v, list) and f.name == "notes":
@@ -170,6 +182,14 @@ class Reportable:
 
     def __post_init__(self) -> None:
         _freeze_fields(self)
+
+    def __getattribute__(self, name: str) -> Any:
+        # a table field is handed out as a copy: pandas has no read-only DataFrame, and an
+        # edit of ``result.table`` changed tidy(), conf_int() and summary() but not estimate
+        value = object.__getattribute__(self, name)
+        if type(value) is pd.DataFrame and not name.startswith("_"):
+            return value.copy(deep=True)
+        return value
 
     # -- tables ---------------------------------------------------------------------------
     def _tidy_rows(self) -> list[dict[str, Any]]:

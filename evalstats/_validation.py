@@ -73,6 +73,19 @@ def check_rng(rng: None | int | np.random.Generator, name: str = "rng") -> np.ra
                got=f"an object of type {type(rng).__name__}", exc=TypeError)
 
 
+def seeded_rng(rng: Any, name: str = "rng") -> tuple[np.random.Generator, Any]:
+    """A generator and the seed to record in a result's Call: ``rng`` itself for an int,
+    ``"Generator"`` for a Generator, and for ``None`` a fresh seed drawn here, so that a run
+    with ``rng=None`` can still be repeated."""
+    if rng is None:
+        seed = int(np.random.SeedSequence().entropy % (2 ** 63))
+        return np.random.default_rng(seed), seed
+    if isinstance(rng, np.random.Generator):
+        return rng, "Generator"
+    gen = check_rng(rng, name)
+    return gen, int(rng) if isinstance(rng, numbers.Integral) else type(rng).__name__
+
+
 def check_confidence_level(level: Any, name: str = "confidence_level") -> float:
     """A confidence level strictly between 0 and 1."""
     if isinstance(level, bool) or not isinstance(level, numbers.Real):

@@ -616,3 +616,20 @@ def test_kde_warns_on_tied_scores():
     with pytest.warns(ExtrapolationWarning, match="assumes continuous scores"):
         f = extrapolate_accuracy(S, y, method="kde", k_target=[80], n_subsamples=4, rng=0)
     assert any("half a win" in n for n in f.notes)
+
+
+def test_rng_none_records_a_seed_that_repeats_the_run_and_repr_stays_quiet():
+    """rng=None recorded no seed (cv_error_ci did); repr/conf_int/glance of a far
+    extrapolation re-emitted its warning on every call."""
+    b = datasets.load("sim_multiclass")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f = extrapolate_accuracy(b.scores, b.labels, n_subsamples=4, k_target=[2000])
+        g = extrapolate_accuracy(b.scores, b.labels, n_subsamples=4, k_target=[2000],
+                                 rng=f.call["rng"])
+    assert isinstance(f.call["rng"], int) and (f.estimate, f.std_error) == (g.estimate,
+                                                                             g.std_error)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        repr(f), f.conf_int(), f.glance()
+    assert not rec

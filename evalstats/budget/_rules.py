@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._naming import named_result
-from .._result import ConfidenceInterval, EvalResult, wald_interval
+from .._result import ConfidenceInterval, EvalResult, FrozenDict, freeze_array, wald_interval
 from .._validation import (
     check_array,
     check_binary_labels,
@@ -39,6 +39,16 @@ class LabelDesign:
     stratum_sizes: Mapping[Any, float] | None = None
     inclusion_probabilities: np.ndarray | None = None
     is_blind: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        # read-only copies: a caller's later edit of its own array reached the design
+        # (a stratum changed to one without a size ended in a bare KeyError)
+        for name in ("strata", "inclusion_probabilities", "is_blind"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, freeze_array(value))
+        if self.stratum_sizes is not None:
+            object.__setattr__(self, "stratum_sizes", FrozenDict(self.stratum_sizes))
 
     @classmethod
     def stratified(cls, strata, stratum_sizes: Mapping[Any, float]) -> LabelDesign:

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._parallel import map_replicates
 from .._progress import progress_bar
-from .._validation import check_rng
+from .._validation import seeded_rng
 from .._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes
 from ._checks import check_loss_values
 from ._draws import ACC_ROWS, DrawTask, aggregate, leading_variance, note_single_class
@@ -38,14 +38,9 @@ _HOEFFDING_ETA = 0.05
 
 
 def make_seed(rng: Any) -> tuple[np.random.Generator, Any]:
-    """A generator and the seed to record in the Call (drawn fresh when ``rng`` is None)."""
-    if rng is None:
-        seed = int(np.random.SeedSequence().entropy % (2 ** 63))
-        return np.random.default_rng(seed), seed
-    if isinstance(rng, np.random.Generator):
-        return rng, "Generator"
-    gen = check_rng(rng)
-    return gen, int(rng)
+    """A generator and the seed to record in the Call (:func:`~evalstats._validation.
+    seeded_rng`)."""
+    return seeded_rng(rng)
 
 
 def run_draws(estimators, args, rng, n_jobs, progress, stream):

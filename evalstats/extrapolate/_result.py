@@ -119,14 +119,19 @@ class AccuracyExtrapolation(EvalResult):
             out = np.maximum(out, tails.std(axis=0))
         return out
 
+    def _quiet_predict(self, ks: Any, level: float | None = None) -> pd.DataFrame:
+        """:meth:`predict` without its far-extrapolation warning: the result already carries
+        it in its notes and mark (repr, conf_int and glance re-emitted it on every call)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExtrapolationWarning)
+            return self.predict(ks, level)
+
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
-        row = self.predict(self.k_target[0], level).iloc[0]
+        row = self._quiet_predict(self.k_target[0], level).iloc[0]
         return ConfidenceInterval(float(row.conf_low), float(row.conf_high))
 
     def _tidy_rows(self, level: float, method: str = "") -> list[dict[str, Any]]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ExtrapolationWarning)
-            pr = self.predict(list(self.k_target), level)
+        pr = self._quiet_predict(list(self.k_target), level)
         return [dict(term=f"accuracy(k={int(r.k)})", estimate=r.accuracy,
                      std_error=r.std_error, conf_low=r.conf_low, conf_high=r.conf_high,
                      confidence_level=level, method=self.method,
@@ -161,9 +166,7 @@ class AccuracyExtrapolation(EvalResult):
             out.append(("Back-test per candidate (fit on a subset of classes, predict k1)",
                         self.cv_table))
         ks = np.unique(np.r_[np.geomspace(2, self.k1, 5).round(), self.k_target]).astype(int)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ExtrapolationWarning)
-            pr = self.predict(ks)
+        pr = self._quiet_predict(ks)
         obs = np.full(len(ks), np.nan)
         inside = ks <= self.k1
         obs[inside] = self.ata[ks[inside] - 2]
@@ -176,9 +179,7 @@ class AccuracyExtrapolation(EvalResult):
         ax = _get_ax(ax)
         kmax = max(max(self.k_target), self.k1) * 1.5
         ks = np.unique(np.geomspace(2, kmax, 120).round().astype(int))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ExtrapolationWarning)
-            pr = self.predict(ks)
+        pr = self._quiet_predict(ks)
         ax.fill_between(ks, pr.conf_low, pr.conf_high, color="C0", alpha=0.25,
                         label=f"{100 * self.confidence_level:g}% band (classes + model)")
         ax.plot(ks, pr.accuracy, color="C0", label=f"{self.method} fit", **kwargs)

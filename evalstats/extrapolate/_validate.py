@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_confidence_level, check_int, check_option, check_rng, fail
+from .._validation import check_confidence_level, check_int, check_option, fail, seeded_rng
 from ._ranks import validate_scores
 
 METHOD_NAMES = ("regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive")
@@ -31,6 +31,7 @@ class _Args:
     ties: str
     level: float
     rng: np.random.Generator
+    seed: Any                   # recorded in the Call (drawn fresh for rng=None)
     candidates: list | None
     options: dict
 
@@ -151,5 +152,5 @@ def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples,
             raise fail("penalty", "a finite number >= 0", value=penalty)
     options = dict(likelihood=likelihood or DEFAULT_LIKELIHOOD, penalty=penalty, match_k1=match_k1,
                    monotone_density=bool(monotone_density), gls=curve_weights == "gls")
-    return _Args(s, labels, method, targets, n_sub, ties, level, check_rng(rng), candidates,
+    return _Args(s, labels, method, targets, n_sub, ties, level, *seeded_rng(rng), candidates,
                  options)
