@@ -290,3 +290,25 @@ def test_plan_larger_than_the_pool_is_flagged():
         p = plan_labels(20_000, 0.03, 0.05, half_width=0.02, prevalence_known=False,
                         rules="random", strategy="random")
     assert p.n_total > p.n_pool and repr(p).endswith("!>")
+
+
+def test_small_argument_slips_get_clear_answers():
+    """bounds='exact' was split into letters ('e' refused); ratio_map(n_grid=1) failed in
+    matplotlib and cost_ratio=-1 drew negative ratios; bernstein_bound('recall') called
+    itself 'sensitivity' in its Call and title."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from evalstats.budget import bernstein_bound, ratio_map
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = plan_labels(20_000, 0.03, 0.05, half_width=0.02, bounds="exact")
+        listed = plan_labels(20_000, 0.03, 0.05, half_width=0.02, bounds=["exact"])
+    assert one.n_total == listed.n_total
+    with pytest.raises(ValueError, match="`n_grid` must be an integer >= 2"):
+        ratio_map(n_grid=1)
+    with pytest.raises(ValueError, match="`cost_ratio` must be a finite number > 0"):
+        ratio_map(cost_ratio=-1)
+    r = bernstein_bound("recall", n_pool=1000, prevalence=0.1, rule_rate=0.2)
+    assert r.call["measure"] == "recall" and "Bound on recall" in str(r.summary())

@@ -98,7 +98,7 @@ class BoundResult(EvalResult):
         return [row]
 
     def _title(self) -> str:
-        return f"Bound on {self.measure} over the unlabeled pool"
+        return f"Bound on {public_name(self.measure)} over the unlabeled pool"
 
     def _header(self):
         hdr = super()._header()
@@ -113,7 +113,7 @@ class BoundResult(EvalResult):
         ax.semilogy(xi, np.atleast_1d(self.tail_probability(xi)), **kwargs)
         ax.axhline((1 - self.confidence_level) / self.n_rules, ls=":", color="grey")
         ax.axvline(self.half_width, ls="--", color="grey")
-        ax.set_xlabel(f"deviation ξ of {self.measure}")
+        ax.set_xlabel(f"deviation ξ of {public_name(self.measure)}")
         ax.set_ylabel("P(|measure - E| ≥ ξ) bound")
         ax.set_title(f"{self.bound} tail, {self.variance} variance")
         return ax
@@ -213,7 +213,8 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
         estimate=mean, std_error=float(np.sqrt(v) / den), confidence_level=level,
         method=f"{bound} / {variance}", term=public_name(measure), n=l_pos + l_neg, n_unit="labels",
         data=f"|S| = {n_pool}, |S_O+| = {n_pos}, |S_R+| = {n_rpos:g}",
-        call=dict(function="bernstein_bound", measure=measure, n_pool=n_pool, bound=bound,
+        call=dict(function="bernstein_bound", measure=public_name(measure), n_pool=n_pool,
+                  bound=bound,
                   variance=variance),
         diagnostics=dict(delta_per_rule=delta_k), notes=notes.as_tuple(), measure=measure,
         bound=bound, variance=variance, half_width=hw, count_variance=v, denominator=den,

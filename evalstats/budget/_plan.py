@@ -190,6 +190,8 @@ def _plan_labels_iv(n_pool, prevalence, rule_rate, half_width, confidence_level,
     variance_for(bound, variance)  # refuses bernstein_paper with another variance
     user_variance = variance if variance is None else check_option(variance, "variance",
                                                                    _bb.VARIANCES)
+    if isinstance(bounds, str):         # one name, not its letters ('e', 'x', ...)
+        bounds = (bounds,)
     bounds = tuple(dict.fromkeys(([bound] if bound in _bb.BOUNDS else [])
                                  + [check_option(b, "bounds", _bb.BOUNDS) for b in bounds]))
     if not isinstance(prevalence_known, bool | np.bool_):

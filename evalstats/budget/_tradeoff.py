@@ -98,6 +98,8 @@ def ratio_map(pair: str = "precision-specificity", ax=None, cost_ratio: float = 
     LabelPlan.plot : ``kind=pair`` draws this map with the plan's problem marked.
     """
     pair = check_option(pair, "pair", _bp.PAIRS)
+    n_grid = check_int(n_grid, "n_grid", low=2)
+    cost_ratio = check_scalar(cost_ratio, "cost_ratio", 0, None, low_inclusive=False)
     ax = _get_ax(ax)
     g = np.linspace(0.01, 0.99, n_grid)
     es, er = np.meshgrid(g, g)
