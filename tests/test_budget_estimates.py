@@ -286,3 +286,23 @@ def test_callable_oracle_values_are_checked_before_conversion():
     a = guided_sample(X, lambda idx: y[idx].astype(bool), 50, n_seed=10, rng=0)
     b = guided_sample(X, y, 50, n_seed=10, rng=0)
     assert np.array_equal(a.labels, b.labels)
+
+
+def test_rules_as_a_frame_or_mapping_get_the_checks_of_an_array():
+    """A DataFrame or mapping of rules skipped validation: text accepted, numpy's own
+    errors for ragged or empty input, an IndexError for a frame without columns."""
+    y = np.array([1, 1, 0, 0, 0])
+    d = LabelDesign.stratified(y, {1: 10, 0: 100})
+    with pytest.raises(TypeError, match=r"`rules\['a'\]` must be array-like of numbers"):
+        evaluate_rules(y, pd.DataFrame({"a": ["1", "0", "1", "0", "1"]}), d)
+    with pytest.raises(ValueError, match=r"`rules\['b'\]` must be one prediction per labeled "
+                                         r"example \(5\); got 4"):
+        evaluate_rules(y, {"a": [1, 0, 1, 0, 0], "b": [0, 0, 0, 1]}, d)
+    for empty in ({}, pd.DataFrame(index=range(5))):
+        with pytest.raises(ValueError, match="`rules` must be at least one rule"):
+            evaluate_rules(y, empty, d)
+    with pytest.raises(ValueError, match="no NaN"):
+        evaluate_rules(y, {"a": [1, 0, np.nan, 0, 1]}, d)
+    a = evaluate_rules(y, {"a": [1, 0, 1, 0, 0]}, d)
+    b = evaluate_rules(y, np.array([1, 0, 1, 0, 0]), d)
+    assert a.estimate == b.estimate

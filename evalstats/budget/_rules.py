@@ -275,11 +275,20 @@ def _evaluate_rules_iv(labels, rules, design, measures, confidence_level):
         raise fail("design", "a probability-sampling design (stratified, simple or Poisson)",
                    got="LabelDesign.blind", remedy=_BLIND_REFUSAL)
     y = check_binary_labels(labels, "labels")
-    if isinstance(rules, pd.DataFrame):
-        names, r = [str(c) for c in rules.columns], rules.to_numpy()
-    elif isinstance(rules, Mapping):
-        names = [str(k) for k in rules]
-        r = np.column_stack([np.asarray(v) for v in rules.values()])
+    if isinstance(rules, pd.DataFrame | Mapping):
+        names = [str(k) for k in (rules.columns if isinstance(rules, pd.DataFrame) else rules)]
+        if not names:
+            raise fail("rules", "at least one rule", got="none")
+        columns = []
+        for name, col in zip(names, (rules[c] for c in (rules.columns if isinstance(
+                rules, pd.DataFrame) else rules)), strict=True):
+            # every rule through the checks of the array path (text, NaN, length)
+            col = check_array(np.asarray(col), f"rules[{name!r}]", ndim=1)
+            if col.shape[0] != len(y):
+                raise fail(f"rules[{name!r}]", f"one prediction per labeled example "
+                           f"({len(y)})", got=f"{col.shape[0]}")
+            columns.append(col)
+        r = np.column_stack(columns)
     else:
         r = check_array(rules, "rules", ndim=(1, 2))
         r = r[:, None] if r.ndim == 1 else r
@@ -289,7 +298,8 @@ def _evaluate_rules_iv(labels, rules, design, measures, confidence_level):
         raise fail("rules", f"one row per labeled example ({len(y)})",
                    got=f"{r.shape[0]} rows")
     if not np.isin(r, (0.0, 1.0)).all():
-        raise fail("rules", "predictions coded 0/1", got="other values")
+        bad = r[~np.isin(r, (0.0, 1.0))][0]
+        raise fail("rules", "predictions coded 0/1", got=f"other values, e.g. {bad:g}")
     level = check_confidence_level(confidence_level)
     measures = measure_pairs(measures)
     for arr_name in ("strata", "inclusion_probabilities"):
