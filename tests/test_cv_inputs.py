@@ -272,3 +272,24 @@ def test_5x2cv_auc_with_an_undefined_part_says_why():
     assert sum("give no score" in m for m in msgs) == 2 and not any("identical" in m for m in msgs)
     assert any(issubclass(w.category, UndefinedEstimateWarning) for w in rec)
     assert repr(r).endswith("!>") and repr(c).endswith("!>")
+
+
+def test_interval_with_a_baseline_is_refused_and_bayle_says_normal():
+    """interval='logit' with method='corrected_t' was silently ignored (a t interval came
+    back); bayle's interval uses the normal quantile but was labelled 't'."""
+    from sklearn.naive_bayes import GaussianNB
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
+    with pytest.raises(ValueError, match="`interval` must be left at its default with "
+                                         "method='corrected_t'"):
+        cv_error_ci(GaussianNB(), X, y, train_size=10, method="corrected_t", interval="logit")
+    with pytest.raises(ValueError, match="`interval` must be left at its default"):
+        compare_learners(GaussianNB(), GaussianNB(), X, y, train_size=10, method="5x2cv",
+                         interval="t")
+    res = cv_error_ci(GaussianNB(), X, y, train_size=10, method="bayle", rng=1,
+                      progress=False)
+    assert res.interval_method == "normal" and res.df is None
+    assert cv_error_ci(GaussianNB(), X, y, train_size=10, method="corrected_t", rng=1,
+                       progress=False).interval_method == "t"

@@ -121,9 +121,12 @@ def run(args) -> int:
         kw["design"] = args.design
     if args.compare:
         other = make_model(args.compare, args.train_size, regression)
+        if args.interval != "auto":         # compare_learners' own default otherwise
+            kw["interval"] = args.interval
         res = compare_learners(model, other, X, y, names=(args.model, args.compare), **kw)
     else:
-        res = cv_error_ci(model, X, y, interval=args.interval, **kw)
+        res = cv_error_ci(model, X, y, interval=None if args.interval == "auto" else
+                          args.interval, **kw)
     emit(res, args, title="evalstats cv")
     return 0
 

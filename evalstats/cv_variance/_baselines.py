@@ -251,10 +251,12 @@ def baseline_result(estimators, args, rng, n_jobs, progress, call, names=None):
             return baseline_interval(method, cols[s], n, g)
     if len(estimators) == 1:
         est, se, df = get("a")
+        common["interval_method"] = "t" if df else "normal"     # bayle: a normal quantile
         return CVErrorResult(estimate=est, std_error=se, term=term, df=df,
                              notes=notes.as_tuple(), n_fits=n_fits, split_scores=split,
                              **common)
     est, se, df = get("d")
+    common["interval_method"] = "t" if df else "normal"
     (ea, sa, _), (eb, sb, _) = get("a"), get("b")
     stat = est / se if se > 0 else float("nan")
     if se == 0:

@@ -203,6 +203,14 @@ def _draw_args(n_draws, mc_tol, max_draws, max_seconds, n_jobs, per_draw=2):
     return n_draws, mc_tol, max_draws, max_seconds
 
 
+def _baseline_interval_refusal(method: Any, interval: str) -> ValueError:
+    """``interval`` chosen with a baseline method, which has its own interval (it was
+    silently ignored)."""
+    return fail("interval", f"left at its default with method={method!r}: the baselines "
+                "have their own interval (t, or normal for 'bayle')", value=interval,
+                remedy="interval= applies to method='ustat'.")
+
+
 def _common_iv(estimators, X, y, train_size, loss, loss_range, method, confidence_level,
                n_draws, mc_tol, max_draws, max_seconds, n_jobs, n_splits, interval,
                purpose, design="pairs") -> CVArgs:
@@ -228,6 +236,8 @@ def _common_iv(estimators, X, y, train_size, loss, loss_range, method, confidenc
                                                          max_seconds, n_jobs, per_draw)
     n_splits = check_int(n_splits, "n_splits", low=2)
     interval = check_option("auto" if interval is None else interval, "interval", INTERVALS)
+    if method != "ustat" and interval != "auto":
+        raise _baseline_interval_refusal(method, interval)
     if interval == "auto":
         lo, hi = bounds
         interval = ("logit" if np.isfinite(lo) and np.isfinite(hi)
@@ -255,9 +265,11 @@ def compare_learners_iv(est_a, est_b, X, y, train_size, loss, loss_range, method
                         interval="t_score") -> tuple[CVArgs, tuple[str, str]]:
     """Validate and normalise the arguments of :func:`compare_learners`."""
     interval = check_option(interval, "interval", COMPARE_INTERVALS)
+    if method != "ustat" and interval != "t_score":
+        raise _baseline_interval_refusal(method, interval)
     args = _common_iv({"est_a": est_a, "est_b": est_b}, X, y, train_size, loss, loss_range,
                       method, confidence_level, n_draws, mc_tol, max_draws, max_seconds,
-                      n_jobs, n_splits, "t", "compare_learners", design)
+                      n_jobs, n_splits, None, "compare_learners", design)
     args = args._replace(interval=interval)
     if names is None:
         names = (type(est_a).__name__, type(est_b).__name__)
