@@ -633,3 +633,13 @@ def test_rng_none_records_a_seed_that_repeats_the_run_and_repr_stays_quiet():
         warnings.simplefilter("always")
         repr(f), f.conf_int(), f.glance()
     assert not rec
+
+
+def test_empty_k_and_degree_lists_are_named():
+    """k=[] reached numpy ('zero-size array to reduction'); degree=[] raised a
+    ConvergenceError saying every model failed to fit."""
+    b = datasets.load("sim_multiclass")
+    with pytest.raises(ValueError, match="`k` must be an integer or a non-empty"):
+        average_accuracy(b.scores, b.labels, k=[])
+    with pytest.raises(ValueError, match="`degree` must be .* non-empty list"):
+        extrapolate_accuracy(b.scores, b.labels, method="polynomial", degree=[])

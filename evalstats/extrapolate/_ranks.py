@@ -200,6 +200,8 @@ def _check_ks(k: Any, k1: int, name: str = "k") -> np.ndarray:
     ks = np.atleast_1d(np.asarray(k))
     if ks.dtype.kind == "f" and np.all(np.isfinite(ks)) and np.all(ks == np.round(ks)):
         ks = ks.astype(np.int64)
+    if ks.size == 0:
+        raise fail(name, "an integer or a non-empty 1-d array of integers", value=k)
     if ks.dtype.kind not in "iu" or ks.ndim != 1:
         raise fail(name, "an integer or a 1-d array of integers", value=k, exc=TypeError)
     if ks.min() < 2 or ks.max() > k1:

@@ -59,6 +59,9 @@ def _positive_finite(values: Any, name: str) -> list[float]:
 
 def _degree_candidates(degree: Any) -> list[tuple]:
     items = degree if isinstance(degree, list) else [degree]
+    if not items:
+        raise fail("degree", "an int >= 1, a (degree, stretch) pair or a non-empty list of "
+                   "them", value=degree)
     out = []
     for d in items:
         cand = tuple(d) if np.ndim(d) or isinstance(d, tuple) else (d, 2.0)
