@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._validation import plain_value
+
 __all__ = ["TableError", "read_table", "check_columns", "bad_cell", "require_extra"]
 
 
@@ -86,7 +88,7 @@ def bad_cell(fname: str, df: pd.DataFrame, mask: np.ndarray, column: str,
     n_bad = int(np.count_nonzero(mask))
     more = f" ({n_bad - 1} more row(s) like it)" if n_bad > 1 else ""
     return TableError(f"{fname}, row {i + 2}, column {column!r}: expected {expected}; got "
-                      f"{df[column].iloc[i]!r}{more}.")
+                      f"{plain_value(df[column].iloc[i])!r}{more}.")
 
 
 def require_extra(module: str, extra: str, purpose: str):

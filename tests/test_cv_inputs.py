@@ -293,3 +293,14 @@ def test_interval_with_a_baseline_is_refused_and_bayle_says_normal():
     assert res.interval_method == "normal" and res.df is None
     assert cv_error_ci(GaussianNB(), X, y, train_size=10, method="corrected_t", rng=1,
                        progress=False).interval_method == "t"
+
+
+def test_auc_with_text_classes_says_how_to_recode():
+    """yes/no labels with loss='auc' were told to go through pd.to_numeric, which cannot
+    work; the message now asks for 0/1 with the positive class named."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] > 0, "yes", "no")
+    with pytest.raises(TypeError, match=r"`y` must be labels coded 0/1 for loss='auc'.*"
+                                        r"\(y == '(yes|no)'\)\.astype\(int\)"):
+        cv_error_ci(LogisticRegression(), X, y, train_size=10, loss="auc")

@@ -19,9 +19,10 @@ from .._validation import (
     check_option,
     check_scalar,
     fail,
+    plain_value,
 )
 from ._baselines import BASELINES
-from ._draws import BUILTIN_LOSSES, CLASSIFICATION_LOSSES
+from ._draws import BUILTIN_LOSSES, CLASSIFICATION_LOSSES, is_classifier
 from ._results import INTERVAL_METHODS
 
 __all__ = ["METHODS", "INTERVALS", "DESIGNS", "CVArgs", "cv_error_ci_iv", "compare_learners_iv",
@@ -134,6 +135,13 @@ def _check_y(y: Any, loss: Any, estimators: dict) -> np.ndarray:
     y_raw = np.asarray(y)
     if y_raw.ndim != 1:
         raise fail("y", "1-dimensional", got=f"shape {y_raw.shape}")
+    if loss == "auc" and y_raw.dtype.kind not in "fcbiu":
+        # text classes: converting them to numbers cannot work, naming the positive can
+        example = plain_value(y_raw[0]) if y_raw.size else ""
+        raise fail("y", "labels coded 0/1 for loss='auc' (1 = the positive class)",
+                   got="text or other non-numeric values, "
+                       f"e.g. {example!r}",
+                   remedy=f"Recode them, e.g. (y == {example!r}).astype(int).", exc=TypeError)
     if y_raw.dtype.kind in "fcbiu" or loss in ("squared", "auc"):
         y = check_array(y_raw, "y", ndim=1, dtype=float if loss == "squared" else None)
         if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
@@ -150,16 +158,6 @@ def _check_y(y: Any, loss: Any, estimators: dict) -> np.ndarray:
                    got=f"continuous values ({len(np.unique(y))} distinct, e.g. {y[0]:.4g})",
                    remedy="Use a regressor with loss='squared' or a callable loss.")
     return y
-
-
-def is_classifier(est) -> bool:
-    """sklearn's ``is_classifier``, tolerant of duck-typed estimators."""
-    from sklearn.base import is_classifier as _sk
-
-    try:
-        return bool(_sk(est))
-    except (AttributeError, TypeError):
-        return getattr(est, "_estimator_type", None) == "classifier"
 
 
 def _check_sizes(y, loss, g, n) -> np.ndarray:

@@ -106,15 +106,18 @@ def substitutes_constant(estimator, loss) -> bool:
     set of one class: for the classification losses, and for any scikit-learn classifier
     whatever the loss (a cost-weighted callable loss, squared loss on 0/1 labels), which
     cannot be fitted on one class."""
-    if loss in _CLASSIFICATION:
-        return True
-    try:
-        from sklearn.base import is_classifier
+    return loss in _CLASSIFICATION or is_classifier(estimator)
 
-        return bool(is_classifier(estimator))
+
+def is_classifier(est) -> bool:
+    """sklearn's ``is_classifier``, tolerant of duck-typed estimators (it raises on a
+    learner without scikit-learn's tags)."""
+    try:
+        from sklearn.base import is_classifier as _sk
+
+        return bool(_sk(est))
     except (ImportError, AttributeError, TypeError):
-        # a duck-typed learner without scikit-learn's tags (is_classifier raises on it)
-        return getattr(estimator, "_estimator_type", None) == "classifier"
+        return getattr(est, "_estimator_type", None) == "classifier"
 
 
 def note_single_class(notes, y: np.ndarray, g: int, loss, estimators=()) -> None:
