@@ -233,7 +233,8 @@ def check_binary_labels(y: Any, name: str) -> np.ndarray:
 
 def check_consistent_length(**arrays: Any) -> int:
     """All arrays share their first dimension; returns it."""
-    lengths = {k: len(v) for k, v in arrays.items() if v is not None}
+    lengths = {k: (v.shape[0] if hasattr(v, "shape") and len(v.shape) else len(v))
+               for k, v in arrays.items() if v is not None}
     if len(set(lengths.values())) > 1:
         names = " and ".join(f"`{k}`" for k in lengths)
         got = " and ".join(str(v) for v in lengths.values())

@@ -304,3 +304,31 @@ def test_auc_with_text_classes_says_how_to_recode():
     with pytest.raises(TypeError, match=r"`y` must be labels coded 0/1 for loss='auc'.*"
                                         r"\(y == '(yes|no)'\)\.astype\(int\)"):
         cv_error_ci(LogisticRegression(), X, y, train_size=10, loss="auc")
+
+
+def test_prediction_and_loss_shapes_are_checked_and_sparse_X_is_passed_on():
+    """A predict() of the wrong length and a callable loss returning a scalar ended in
+    numpy broadcasting errors; a sparse X was refused as 'got shape ()'. Sparse input now
+    gives the same result as the dense matrix."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+
+    class WrongShape(LogisticRegression):
+        def predict(self, X):
+            return np.zeros(X.shape[0] + 1, int)
+
+    kw = dict(train_size=10, n_draws=20, mc_tol=None, rng=1, progress=False)
+    with pytest.raises(ValueError, match=r"`estimator` must be a model whose predict\(\) "
+                                         r"returns one prediction per case \(30\)"):
+        cv_error_ci(WrongShape(), X, y, **kw)
+    with pytest.raises(ValueError, match="`loss` must be a callable returning one loss per"):
+        cv_error_ci(LogisticRegression(), X, y, loss=lambda a, b: np.mean(a != b),
+                    loss_range=(0, 1), **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dense = cv_error_ci(LogisticRegression(), X, y, **kw)
+        sparse = cv_error_ci(LogisticRegression(), sp.csr_matrix(X), y, **kw)
+    assert sparse.estimate == pytest.approx(dense.estimate, abs=1e-12)

@@ -123,6 +123,12 @@ def _check_X(X: Any, n_hint: int | None = None) -> Any:
     """Tables and object arrays go to the estimator unchanged; numeric arrays are checked."""
     if isinstance(X, (pd.DataFrame, pd.Series)):
         return X
+    from scipy import sparse
+
+    if sparse.issparse(X):          # scikit-learn takes sparse rows: passed on as CSR
+        if X.ndim != 2:
+            raise fail("X", "a 2-dimensional sparse matrix", got=f"shape {X.shape}")
+        return sparse.csr_matrix(X)
     arr = np.asarray(X)
     if arr.dtype.kind in "fciub":
         arr = check_array(arr, "X", ndim=(1, 2))

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validation import fail
 from ._jackknife import JK_ROWS, jk_fit, jk_pair
 
 __all__ = ["ACC_ROWS", "BUILTIN_LOSSES", "DrawTask", "aggregate", "fit_predict", "case_losses",
@@ -74,10 +75,10 @@ class _Constant:
         self.classes_ = np.array([label])
 
     def predict(self, X):
-        return np.full(len(X), self.label, dtype=object)
+        return np.full(X.shape[0], self.label, dtype=object)
 
     def predict_proba(self, X):
-        return np.ones((len(X), 1))
+        return np.ones((X.shape[0], 1))
 
 
 #: share of single-class learning sets above which the substitution warns (below: a note)
@@ -162,7 +163,7 @@ def _positive_score(model, X):
         classes = list(getattr(model, "classes_", [0, 1]))
         if 1 in classes:
             return proba[:, classes.index(1)]
-        return np.zeros(len(X))
+        return np.zeros(X.shape[0])
     return np.asarray(model.decision_function(X), dtype=float).ravel()
 
 
@@ -175,11 +176,19 @@ def case_losses(model, X, y, loss) -> np.ndarray:
         p = np.where(col >= 0, proba[np.arange(len(y)), np.maximum(col, 0)], 0.0)
         return -np.log(np.clip(p, _LOG_EPS, 1.0))
     pred = np.asarray(model.predict(X))
+    if pred.shape[:1] != (len(y),) or (pred.ndim > 1 and pred.size != len(y)):
+        raise fail("estimator", f"a model whose predict() returns one prediction per case "
+                   f"({len(y)})", got=f"an array of shape {pred.shape}")
+    pred = pred.reshape(len(y))
     if loss == "zero_one":
         return (pred != y).astype(float)
     if loss == "squared":
-        return (np.asarray(pred, float).ravel() - y) ** 2
-    return np.asarray(loss(y, pred), dtype=float).reshape(len(y))
+        return (np.asarray(pred, float) - y) ** 2
+    out = np.asarray(loss(y, pred), dtype=float)
+    if out.size != len(y):
+        raise fail("loss", f"a callable returning one loss per case ({len(y)}), e.g. "
+                   "lambda y, pred: (y != pred).astype(float)", got=f"shape {out.shape}")
+    return out.reshape(len(y))
 
 
 def auc_matrix(model, X, y) -> np.ndarray:
