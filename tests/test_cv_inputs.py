@@ -332,3 +332,24 @@ def test_prediction_and_loss_shapes_are_checked_and_sparse_X_is_passed_on():
         dense = cv_error_ci(LogisticRegression(), X, y, **kw)
         sparse = cv_error_ci(LogisticRegression(), sp.csr_matrix(X), y, **kw)
     assert sparse.estimate == pytest.approx(dense.estimate, abs=1e-12)
+
+
+def test_draw_counts_are_exact_and_the_cap_holds():
+    """mc_tol=None promises exactly n_draws (101 gave 105) and max_draws is a cap (320 gave
+    321); the split into tasks stays identical for any n_jobs."""
+    from sklearn.naive_bayes import GaussianNB
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] + rng.normal(size=40) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = cv_error_ci(GaussianNB(), X, y, train_size=10, n_draws=101, mc_tol=None,
+                          rng=1, progress=False)
+        two = cv_error_ci(GaussianNB(), X, y, train_size=10, n_draws=101, mc_tol=None,
+                          rng=1, progress=False, n_jobs=2)
+        capped = cv_error_ci(GaussianNB(), X, y, train_size=10, n_draws=40, max_draws=320,
+                             rng=3, progress=False)
+    assert one.n_draws == 101 and (one.estimate, one.std_error) == (two.estimate,
+                                                                     two.std_error)
+    assert capped.n_draws <= 320

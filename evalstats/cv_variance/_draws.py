@@ -241,10 +241,12 @@ class DrawTask:
     """
 
     def __init__(self, estimators: Sequence[Any], X, y, g: int, loss: str | Callable,
-                 n_draws: int, design: str = "pairs"):
+                 n_draws: int, design: str = "pairs", n_plus: int = 0):
         self.estimators = list(estimators)
         self.X, self.y, self.g, self.loss, self.n_draws = X, y, g, loss, n_draws
         self.design = design
+        #: tasks ``offset + i < n_plus`` run one draw more, so a run's total is exact
+        self.n_plus, self.offset = n_plus, 0
 
     def _jk(self, acc, k):
         """Jackknife rows of stream k (None for the AUC and for g = 0)."""
@@ -335,7 +337,8 @@ class DrawTask:
         acc = np.zeros((3 if len(self.estimators) == 2 else 1, ACC_ROWS, n))
         with single_threaded():
             one = self._one_partition if self.design == "partition" and self.g else self._one
-            rows = np.array([one(rng.permutation(n), acc, j % 2) for j in range(self.n_draws)],
+            count = self.n_draws + (1 if self.offset + i < self.n_plus else 0)
+            rows = np.array([one(rng.permutation(n), acc, j % 2) for j in range(count)],
                             float)
         return rows, acc
 

@@ -60,9 +60,11 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
             need = target - rows.shape[0]
             if need > 0:
                 n_tasks = math.ceil(need / _DRAWS_PER_TASK)
-                task = DrawTask(estimators, args.X, args.y, g, args.loss,
-                                math.ceil(need / n_tasks), args.design)
+                # exactly `need` draws: the first need % n_tasks tasks run one more
+                task = DrawTask(estimators, args.X, args.y, g, args.loss, need // n_tasks,
+                                args.design, n_plus=need % n_tasks)
                 for first in range(0, n_tasks, chunk):
+                    task.offset = first
                     out = map_replicates(task, min(chunk, n_tasks - first), rng=rng,
                                          n_jobs=n_jobs, progress=False)
                     rows = np.vstack([rows] + [r for r, _ in out])
