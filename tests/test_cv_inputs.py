@@ -353,3 +353,15 @@ def test_draw_counts_are_exact_and_the_cap_holds():
     assert one.n_draws == 101 and (one.estimate, one.std_error) == (two.estimate,
                                                                      two.std_error)
     assert capped.n_draws <= 320
+
+
+def test_nested_cv_needs_two_cases_per_outer_fold():
+    """At n = 8 the outer folds held one case: 40 numpy warnings and, silently, the naive
+    (too narrow) width."""
+    from sklearn.dummy import DummyRegressor
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(8, 1))
+    y = X[:, 0] + rng.normal(size=8)
+    with pytest.raises(ValueError, match="`method` may be 'nested_cv' only with n >= 10"):
+        cv_error_ci(DummyRegressor(), X, y, train_size=2, loss="squared", method="nested_cv")

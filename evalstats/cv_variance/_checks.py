@@ -21,7 +21,7 @@ from .._validation import (
     fail,
     plain_value,
 )
-from ._baselines import BASELINES
+from ._baselines import BASELINES, NESTED_FOLDS
 from ._draws import BUILTIN_LOSSES, CLASSIFICATION_LOSSES, is_classifier
 from ._results import INTERVAL_METHODS
 
@@ -230,6 +230,12 @@ def _common_iv(estimators, X, y, train_size, loss, loss_range, method, confidenc
     y = _check_sizes(y, loss, g, len(y))
     if method in ("naive_t", "corrected_t") and g < 1:
         raise fail("train_size", f">= 1 for method={method!r}", value=g)
+    if method == "nested_cv" and len(y) < 2 * NESTED_FOLDS:
+        # outer folds of one case have no variance: numpy warned and the naive width stayed
+        raise fail("method", f"'nested_cv' only with n >= {2 * NESTED_FOLDS} (its "
+                   f"{NESTED_FOLDS} outer folds need two cases each for their variance)",
+                   got=f"n = {len(y)}", remedy="Use method='ustat' at this sample size.",
+                   verb="may be")
     if method in ("bayle", "nested_cv") and loss == "auc":
         raise fail("method", "'ustat', 'naive_t', 'corrected_t' or '5x2cv' for the AUC "
                    f"({method!r} needs a per-case loss)", value=method)
