@@ -365,3 +365,19 @@ def test_nested_cv_needs_two_cases_per_outer_fold():
     y = X[:, 0] + rng.normal(size=8)
     with pytest.raises(ValueError, match="`method` may be 'nested_cv' only with n >= 10"):
         cv_error_ci(DummyRegressor(), X, y, train_size=2, loss="squared", method="nested_cv")
+
+
+def test_huge_losses_are_refused_without_numpy_noise():
+    """Losses near 1e150 crashed with an OverflowError in the df; near 1e200 they gave a
+    NaN interval and hundreds of numpy overflow warnings."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 2))
+    y = X[:, 0] + rng.normal(size=40)
+    for scale in (1e150, 1e200):
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            with pytest.raises(ValueError, match="`loss` must be at most 1e\\+75 in magnitude"):
+                cv_error_ci(LinearRegression(), X, y, train_size=5,
+                            loss=lambda a, b, s=scale: s * (a - b) ** 2, n_draws=40,
+                            mc_tol=None, rng=1, progress=False)
+        assert not [w for w in rec if issubclass(w.category, RuntimeWarning)]

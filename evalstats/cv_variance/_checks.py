@@ -291,12 +291,24 @@ def compare_learners_iv(est_a, est_b, X, y, train_size, loss, loss_range, method
     return args, names
 
 
+#: the largest held-out mean loss accepted (products of four losses stay below 1e300)
+MAX_LOSS = 1e75
+
+
 def check_loss_values(rows: np.ndarray, bounds, n_learners: int) -> None:
     """Held-out mean losses of every learner must lie in the declared range."""
     lo, hi = bounds
     t = rows[:, [2 + 3 * k for k in range(n_learners)]] / rows[:, [0]]
     if not np.all(np.isfinite(t)):
         raise fail("loss", "finite for every case", got="non-finite loss values")
+    big = float(np.max(np.abs(t))) if t.size else 0.0
+    if big > MAX_LOSS:
+        # the variance estimators square products of losses: 1e150 overflowed in the df
+        raise fail("loss", f"at most {MAX_LOSS:g} in magnitude (the variance estimators "
+                   "multiply losses, whose products must stay finite)",
+                   got=f"held-out mean losses up to {big:.3g}",
+                   remedy="Rescale the loss (e.g. divide it by a constant) and scale the "
+                          "result back.")
     if np.any(t < lo - 1e-12) or np.any(t > hi + 1e-12):
         raise fail("loss", f"within its declared range [{lo:g}, {hi:g}]",
                    got=f"held-out mean losses in [{t.min():.4g}, {t.max():.4g}]")

@@ -335,7 +335,8 @@ class DrawTask:
     def __call__(self, i: int, rng: np.random.Generator):
         n = len(self.y)
         acc = np.zeros((3 if len(self.estimators) == 2 else 1, ACC_ROWS, n))
-        with single_threaded():
+        # overflow of huge losses is refused after the draws (check_loss_values), once
+        with single_threaded(), np.errstate(over="ignore", invalid="ignore"):
             one = self._one_partition if self.design == "partition" and self.g else self._one
             count = self.n_draws + (1 if self.offset + i < self.n_plus else 0)
             rows = np.array([one(rng.permutation(n), acc, j % 2) for j in range(count)],
