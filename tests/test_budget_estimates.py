@@ -306,3 +306,19 @@ def test_rules_as_a_frame_or_mapping_get_the_checks_of_an_array():
     a = evaluate_rules(y, {"a": [1, 0, 1, 0, 0]}, d)
     b = evaluate_rules(y, np.array([1, 0, 1, 0, 0]), d)
     assert a.estimate == b.estimate
+
+
+def test_a_census_knows_every_measure_exactly():
+    """Every example labeled: the design variance is exactly 0 and the measures are the
+    pool's own; the interval was a full Clopper–Pearson one ([0.24, 0.63] for 21/49)."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 50)
+    r = rng.integers(0, 2, 50)
+    ev = evaluate_rules(y, r, LabelDesign.simple(50, 50))
+    t = ev.tidy()
+    assert np.allclose(t["conf_low"], t["estimate"]) and np.allclose(t["conf_high"],
+                                                                      t["estimate"])
+    assert t["estimate"].iloc[0] == pytest.approx((y * r).sum() / r.sum(), rel=1e-12)
+    assert any("census" in n for n in ev.notes)
+    partial = evaluate_rules(y, r, LabelDesign.simple(60, 50)).tidy()
+    assert (partial["conf_high"] > partial["conf_low"]).all()

@@ -128,6 +128,8 @@ class RuleEvaluation(EvalResult):
     INTERVAL_METHODS = ("korn_graubard_smoothed", "korn_graubard", "wald")
 
     def _row_interval(self, rec, level, method):
+        if self.diagnostics.get("census") and np.isfinite(rec["estimate"]):
+            return ConfidenceInterval(float(rec["estimate"]), float(rec["estimate"]))
         if method == "wald":        # proportions: the normal interval clipped to [0, 1]
             lo, hi = wald_interval(rec["estimate"], rec["std_error"], level)
             return ConfidenceInterval(*(float(np.clip(v, 0.0, 1.0)) if np.isfinite(v) else v
@@ -228,6 +230,10 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
                              else float("nan"),
                              denominator_total=float(xt[j]), n_denominator=int(n_den[j])))
     table = pd.DataFrame(rows)
+    census = _is_census(design)
+    if census:
+        notes.add("Every example of the pool is labeled (a census): each measure is known "
+                  "exactly, with a zero-width interval.")
     method = {"poisson": "Horvitz-Thompson ratio (Poisson)",
               "stratified": "stratified HT ratio"}[design.kind]
     first = table.iloc[0]
@@ -236,7 +242,16 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
                           term=f"{first['rule']}:{first['measure']}", n=len(y), n_unit="labels",
                           call=dict(function="evaluate_rules", n_rules=len(names),
                                     design=design.kind),
-                          notes=notes.as_tuple(), table=table)
+                          diagnostics=dict(census=census), notes=notes.as_tuple(), table=table)
+
+
+def _is_census(design: LabelDesign) -> bool:
+    """Every stratum of the pool fully labeled (a stratified design only: a Poisson design
+    does not describe the unlabeled examples)."""
+    if design.kind != "stratified":
+        return False
+    labeled = dict(zip(*np.unique(design.strata, return_counts=True), strict=True))
+    return all(int(labeled.get(h, 0)) == int(size) for h, size in design.stratum_sizes.items())
 
 
 def _ratio_by_design(y, r, design, measure, notes):
