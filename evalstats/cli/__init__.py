@@ -17,7 +17,8 @@ Exit codes and what reaches stderr (policy for every subcommand):
   ``UnicodeDecodeError`` for a binary file,
   :class:`evalstats._io.TableError`) or a missing optional dependency (the
   ``pip install "evalstats[...]"`` hint). argparse's own usage errors also exit 2.
-* ``1`` a solver failure (:class:`evalstats.ConvergenceError`), one line.
+* ``1`` a solver failure (:class:`evalstats.ConvergenceError`), one line; for ``plan``
+  also an infeasible plan (printed in full, with a warning), as its ``--help`` says.
 * ``130`` Ctrl-C (SIGINT): one line ``evalstats <command>: interrupted``; nothing
   already written is removed (labeling sessions commit each label as it is recorded).
 * ``141`` the reader of stdout went away (``evalstats ... | head``): no traceback.

@@ -23,7 +23,10 @@ def register(sub) -> None:
                     "precision, recall and specificity of rules with a given positive "
                     "rate are known to within +/- HALF_WIDTH (a half-width). By default the "
                     "guarantee holds for any rule of that size (--rules any); --rules "
-                    "random gives the paper's random-rule analysis.")
+                    "random gives the paper's random-rule analysis.",
+        epilog="Exit status: 0 a feasible plan; 1 an infeasible one (the target cannot be "
+               "met within --max-labels, or at all; the plan is still printed, with the "
+               "labels the target needs); 2 bad input.")
     p.add_argument("--n-pool", type=float, default=None,
                    help="|S|, examples in the pool (up to 1e12)")
     add_alias(p, "--pool-size", "--n-pool", dest="n_pool", type=float)
