@@ -475,3 +475,33 @@ def test_one_id_twice_in_one_update_needs_one_label():
     with pytest.raises(ValueError, match=r"got labels 0 and 1 for id \d+ in this call"):
         ev.update([q[0], q[0]], [0, 1])
     ev.update([q[0], q[0]], [1, 1])                    # the same label twice is fine
+
+
+def test_estimate_next_to_the_boundary_gets_the_boundary_interval():
+    """Precision exactly 1 in the pool: an estimate of 0.99998 with SE 0.012 (the variance
+    floor) got the Wilson interval at n* = 0.16, [0.04, 1]; the same pool with an estimate
+    of exactly 1 got [0.96, 1]. A perfect classifier's accuracy 0.99992 got an upper limit
+    below the truth 1. Next to the edge the boundary rule now applies to both."""
+    from evalstats.active import active_evaluate
+    from evalstats.active._intervals import interval
+
+    pool = es.datasets.load("sim_pool")
+    pred = pool["pred"].to_numpy()
+    y = np.where(pred == 1, 1, pool["label"].to_numpy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        near = active_evaluate(pool["prob"], lambda i: y[i], 200, "precision",
+                               predictions=pred, rng=1)
+        perfect = active_evaluate(pool["prob"], lambda i: pred[i], 200, "accuracy",
+                                  predictions=pred, rng=0)
+    assert 0.9999 < near.estimate < 1 and near.conf_int().low > 0.9
+    assert perfect.estimate < 1 and perfect.conf_int().high == 1.0
+    # the rule itself: a near-edge estimate with a floor s.e. is continuous with the edge
+    kw = dict(bounded=True, level=0.95, method="wilson", n_eff=300.0)
+    at, next_to = interval(1.0, 0.012, **kw), interval(1 - 2e-5, 0.012, **kw)
+    assert abs(at.low - next_to.low) < 1e-3 and next_to.high == 1.0
+    # an ordinary interior estimate keeps its Wilson interval at n* = p(1-p)/se²
+    from evalstats.active._intervals import wilson
+    mid = interval(0.4, 0.05, **kw)
+    w = wilson(0.4, 0.4 * 0.6 / 0.05 ** 2, 1.959963984540054)
+    assert (mid.low, mid.high) == pytest.approx((w.low, w.high))

@@ -95,6 +95,45 @@ def test_columns_added_by_the_user_are_ignored(pool):
     assert estimate_from_labels(added, y).estimate == estimate_from_labels(design, y).estimate
 
 
+def test_added_pred_and_score_columns_are_not_read_as_design_columns(pool):
+    """Only the columns evalstats sealed are read: an added ``pred_reviewer`` became an
+    extra model (with replacement) or a KeyError (πps), and added ``score_*`` columns made
+    labels 2 acceptable and dropped precision, recall and F1."""
+    y = pool["label"].to_numpy()
+    pps = active_design(pool["prob"], 100, "f1", rng=2, predictions=pool["pred"])
+    lab = y[pps["id"].to_numpy()]
+    base = estimate_from_labels(pps, lab)
+    assert estimate_from_labels(pps.assign(pred_reviewer=1), lab).estimate == base.estimate
+    wr = active_design(pool["prob"], 100, "accuracy", rng=2, predictions=pool["pred"],
+                       design="with_replacement")
+    lab = y[wr["id"].to_numpy()]
+    base = estimate_from_labels(wr, lab).measures()
+    added = estimate_from_labels(wr.assign(pred_reviewer=1), lab).measures()
+    assert list(added["term"]) == list(base["term"])      # no 'reviewer:' rows
+    bad = lab.copy()
+    bad[:5] = 2
+    with pytest.raises(DesignError, match="expected 0 or 1"):
+        estimate_from_labels(wr.assign(score_a=.1, score_b=.2, score_c=.3), bad)
+
+
+def test_with_replacement_table_remembers_items_it_can_never_draw(pool):
+    """epsilon=0 for precision never draws predicted negatives: the callback reports
+    recall, accuracy and F1 undefined; the exported table forgot it and gave recall 1.000
+    [0.948, 1] (truth 0.479)."""
+    y = pool["label"].to_numpy()
+    kw = dict(predictions=pool["pred"], rng=5, epsilon=0, design="with_replacement")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        live = es.active.active_evaluate(pool["prob"], lambda i: y[i], 100, "precision", **kw)
+        d = active_design(pool["prob"], 100, "precision", **kw)
+        off = estimate_from_labels(d, y[d["id"].to_numpy()])
+    a, b = live.measures().set_index("term"), off.measures().set_index("term")
+    for m in ("recall", "accuracy", "f1"):
+        assert not a.loc[m, "defined"] and not b.loc[m, "defined"]
+        assert np.isnan(b.loc[m, "estimate"])
+    assert b.loc["precision", "estimate"] == pytest.approx(a.loc["precision", "estimate"])
+
+
 def test_spreadsheet_round_trip_is_accepted(files, capsys):
     """15 significant digits (what spreadsheets keep) and ids written as floats pass."""
     d = pd.read_csv(files["design"])

@@ -424,4 +424,6 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
         if self._config["design"] == "pps":
             return seal_design(self._pps_design(),
                                DESIGN_SETTINGS + ("design", "sampling", "estimator"))
-        return seal_design(self._wr_design(), DESIGN_SETTINGS + ("design",))
+        table = self._wr_design()
+        zero = tuple(c for c in table.columns if c.startswith(("zero_f1", "zero_f0")))
+        return seal_design(table, DESIGN_SETTINGS + ("design",) + zero)

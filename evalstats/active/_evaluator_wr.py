@@ -118,4 +118,10 @@ class WithReplacementMixin:
         df["epsilon"] = self._config["epsilon"]
         df["pool_size"] = pool.size
         df["design"] = "with_replacement"
+        # pool items the proposal can never draw, by prediction and model: the table must
+        # carry them, or measures their labels enter come back as numbers (recall 1.000
+        # with epsilon=0 where the evaluator says undefined)
+        for key, counts in self._zero_counts().items():
+            for j, name in enumerate(pool.model_names):
+                df[key if j == 0 else f"{key}_{name}"] = int(counts[j])
         return df

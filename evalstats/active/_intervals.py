@@ -22,6 +22,13 @@ negative is clipped to 1 while the unsampled low-``π`` items give it a large SE
 ``sim_rare`` at 500 labels, 26 of 300 runs had ``Ĝ = 1``, SE 0.6–0.8 and a Wilson-only
 interval [0.74–0.88, 1] that missed the true 0.53).
 
+An estimate within the design's resolution ``r = 1/n_eff`` of 0 or 1
+(``Ĝ(1 − Ĝ) < r(1 − r)``) whose ``n*`` is below :data:`NEAR_EDGE_N` is treated as on the
+boundary: ``n*`` goes to 0 there while the standard error, mostly the variance floor, does
+not, and the Wilson interval at such an ``n*`` is nearly [0, 1] (precision 0.99998 with
+SE 0.012 got [0.04, 1], the same pool with ``Ĝ = 1`` exactly [0.96, 1]; a perfect
+classifier's accuracy 0.99992 got an upper limit below 1).
+
 Unbounded measures (squared loss) always get the linear t interval.
 """
 
@@ -37,6 +44,10 @@ from .._result import ConfidenceInterval, critical_value
 __all__ = ["INTERVAL_METHODS", "interval", "wilson"]
 
 INTERVAL_METHODS = ("wilson", "logit", "linear")
+
+#: an estimate next to 0 or 1 with fewer effective observations ``n*`` than this is treated
+#: as on the boundary (the Wilson interval at ``n* < z²`` is nearly [0, 1])
+NEAR_EDGE_N = 10.0
 
 #: half-width of the interval of a measure the design has observed exactly (every relevant
 #: item labeled with certainty): only floating-point rounding of the sums is left
@@ -109,7 +120,15 @@ def _interval(est: float, se: float, *, bounded: bool, level: float, method: str
         return ConfidenceInterval(float(est - z * se), float(est + z * se))
     s_lo = se if se_low is None or not np.isfinite(se_low) else se_low
     s_hi = se if se_high is None or not np.isfinite(se_high) else se_high
-    interior = 0.0 < est < 1.0 and np.isfinite(se) and se > 0
+    # within the design's resolution r = 1/n_eff of 0 or 1, with fewer than NEAR_EDGE_N
+    # effective observations, the estimate is treated as on the boundary: n* = Ĝ(1 − Ĝ)/SE²
+    # goes to 0 there while the s.e. (a variance floor) does not (precision 0.99998 with
+    # SE 0.012 got [0.04, 1], exactly 1 got [0.96, 1]; a perfect classifier's accuracy
+    # 0.99992 got an upper limit below 1)
+    r = 1.0 / n_eff if np.isfinite(n_eff) and n_eff > 1.0 else 0.0
+    spread = est * (1.0 - est)
+    near_edge = spread < r * (1.0 - r) and spread < NEAR_EDGE_N * max(s_lo, s_hi) ** 2
+    interior = 0.0 < est < 1.0 and np.isfinite(se) and se > 0 and not near_edge
     if not interior:
         p = min(max(est, 0.0), 1.0)
         lo, hi = wilson(p, n_eff, critical_value(level))

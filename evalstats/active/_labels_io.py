@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._validation import fail, plain_value
 from .._warnings import EvalstatsWarning, Notes
-from ._design_io import DesignError, _first, canon, verify_design
+from ._design_io import CHECK_COLUMNS, DesignError, _first, canon, verify_design
 
 __all__ = ["UnusedLabelsWarning", "match_labels", "label_domain", "check_label_domain",
            "cut_at_first_unlabeled", "design_and_labels"]
@@ -163,6 +163,17 @@ def cut_at_first_unlabeled(design: pd.DataFrame, y: np.ndarray, draw_row: np.nda
     return draw_row[:stop]
 
 
+def sealed_only(design: pd.DataFrame) -> pd.DataFrame:
+    """The columns evalstats wrote (``sealed_columns``), without those a user added: an
+    added ``pred_reviewer`` became an extra model, and ``score_*`` columns changed the
+    label domain. Tables without a seal keep every column."""
+    if "sealed_columns" not in design.columns:
+        return design
+    row_part, _, set_part = str(design["sealed_columns"].iloc[0]).partition(" | ")
+    keep = set(row_part.split()) | set(set_part.split()) | set(CHECK_COLUMNS)
+    return design[[c for c in design.columns if c in keep]]
+
+
 def design_and_labels(design: Any, labels: Any, *, source: str = "design",
                       labels_source: str = "labels", require_seal: bool = False,
                       label_column: str = "label") -> tuple[pd.DataFrame, np.ndarray, Notes]:
@@ -185,6 +196,7 @@ def design_and_labels(design: Any, labels: Any, *, source: str = "design",
     design = checked
     y, src, label_notes = match_labels(design, labels, source=labels_source,
                                        label_column=label_column)
+    design = sealed_only(design)
     check_label_domain(design, y, src, source=labels_source,
                        table=isinstance(labels, pd.DataFrame), label_column=label_column)
     notes.extend(label_notes)

@@ -290,10 +290,13 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     rows = rows[order]
+    names = ["model"] + [c[5:] for c in pred_cols[1:]]
+    zero = {key: tuple(int(design[key if j == 0 else f"{key}_{nm}"].iloc[0])
+                       for j, nm in enumerate(names))
+            for key in ("zero_f1", "zero_f0") if key in design.columns}
     sample = LabeledSample(item_ids=design["id"].to_numpy()[rows], item_labels=y[rows],
                            item_preds=preds[rows], draw_item=rank[inv],
-                           draw_weight=design["weight"].to_numpy(float)[draw_row])
-    names = ["model"] + [c[5:] for c in pred_cols[1:]]
+                           draw_weight=design["weight"].to_numpy(float)[draw_row], **zero)
     proposal = str(design["proposal"].iloc[0]) if "proposal" in design else "optimal"
     eps = float(design["epsilon"].iloc[0]) if "epsilon" in design else float("nan")
     n_pool = int(design["pool_size"].iloc[0]) if "pool_size" in design else 0
