@@ -90,7 +90,8 @@ class WithReplacementMixin:
         return LabeledSample(
             item_ids=self._ids[items], item_labels=np.array([self._labels[i] for i in items]),
             item_preds=self._pool.preds[items], draw_item=rank[inv],
-            draw_weight=1.0 / (self._pool.size * dq), **self._zero_counts()), n_cut
+            draw_weight=1.0 / (self._pool.size * dq), pool_size=self._pool.size,
+            **self._zero_counts()), n_cut
 
     def _wr_design(self) -> pd.DataFrame:
         """The queried items, one row each, before the settings are sealed."""

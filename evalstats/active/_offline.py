@@ -291,15 +291,16 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
     rank[order] = np.arange(len(order))
     rows = rows[order]
     names = ["model"] + [c[5:] for c in pred_cols[1:]]
+    n_pool = int(design["pool_size"].iloc[0]) if "pool_size" in design else 0
     zero = {key: tuple(int(design[key if j == 0 else f"{key}_{nm}"].iloc[0])
                        for j, nm in enumerate(names))
             for key in ("zero_f1", "zero_f0") if key in design.columns}
     sample = LabeledSample(item_ids=design["id"].to_numpy()[rows], item_labels=y[rows],
                            item_preds=preds[rows], draw_item=rank[inv],
-                           draw_weight=design["weight"].to_numpy(float)[draw_row], **zero)
+                           draw_weight=design["weight"].to_numpy(float)[draw_row],
+                           pool_size=n_pool, **zero)
     proposal = str(design["proposal"].iloc[0]) if "proposal" in design else "optimal"
     eps = float(design["epsilon"].iloc[0]) if "epsilon" in design else float("nan")
-    n_pool = int(design["pool_size"].iloc[0]) if "pool_size" in design else 0
     return make_estimate(sample, companion_specs(spec, binary), model_names=names, level=level,
                          proposal_kind=proposal, epsilon=eps, plug_in=float("nan"),
                          pool_size=n_pool, notes=notes,
