@@ -594,3 +594,21 @@ def test_estimate_names_an_unlabeled_item(tmp_path):
     labels[3] = np.nan
     with pytest.raises(ValueError, match=r"1 design items without a label, e\.g\. id"):
         estimate_from_labels(design, labels)
+
+
+def test_pps_table_with_a_missing_label_warns_about_the_labels_it_drops(pool):
+    """One missing label in batch 1 of 4 discards the 239 labels of batches 1-3: a note
+    only, where the with-replacement table warns (UnusedLabelsWarning)."""
+    from evalstats.active import ActiveEvaluator
+
+    y = pool["label"].to_numpy()
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], rng=11)
+    for _ in range(4):
+        ids = ev.query(80)
+        ev.update(ids, y[ids])
+    d = ev.design()
+    lab = y[d["id"].to_numpy()].astype(float)
+    lab[np.flatnonzero(d["batch"].to_numpy() == 1)[0]] = np.nan
+    with pytest.warns(UnusedLabelsWarning, match="239 labeled items are ignored"):
+        r = estimate_from_labels(d, lab)
+    assert r.n_labels == 80

@@ -11,7 +11,7 @@ For draws ``x_1..x_n`` from ``q`` (with replacement; repeats count) with weights
 method on the logit scale with ``ESS − 1`` degrees of freedom (Kish ESS); in the benchmark
 this raised coverage at 500 labels on skewed pools (letter one-vs-rest 0.92 → 0.94, Abt-Buy
 0.88 → 0.92 for F1, 300 repetitions) where the linear interval undercovers.
-``dataclasses.replace(result, interval_scale="linear")`` gives the papers' interval.
+``result.conf_int(method="linear")`` gives the papers' interval.
 
 **Correction of the NIPS paper.** Its printed ``S²_{n,q} = Σ v² w² (ℓ − Ĝ)² / Σ v`` drops the
 factor ``1/E_p[w]²`` of the delta method for a ratio (the gradient of ``x/y`` at

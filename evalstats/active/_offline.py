@@ -17,7 +17,7 @@ from .._warnings import Notes
 from ._estimators import ActiveEstimate, LabeledSample, make_estimate
 from ._evaluator import ActiveEvaluator
 from ._evaluator_pps import design_from_table
-from ._labels_io import cut_at_first_unlabeled, design_and_labels
+from ._labels_io import UnusedLabelsWarning, cut_at_first_unlabeled, design_and_labels
 from ._measures import MeasureSpec, companion_specs
 
 __all__ = ["active_evaluate", "active_design", "estimate_from_labels"]
@@ -327,9 +327,16 @@ def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes,
     if not known.all():
         first = int(design["batch"].to_numpy()[~known].min())
         unlabeled = design["id"].to_numpy()[~known]
-        notes.add(f"{int((~known).sum())} design items have no label (e.g. id "
-                  f"{plain_value(unlabeled[0])!r}); batches from {first} on are not used.")
         keep = design["batch"].to_numpy() < first
+        ignored = int((known & ~keep).sum())
+        msg = (f"{int((~known).sum())} design items have no label (e.g. id "
+               f"{plain_value(unlabeled[0])!r}); batches from {first} on are not used"
+               + (f", so {ignored} labeled items are ignored: label the missing ones to use "
+                  "every label." if ignored else "."))
+        if ignored:         # labels given and thrown away: warned, as the other design
+            notes.warn(UnusedLabelsWarning, msg)
+        else:
+            notes.add(msg)
         design, y = design.loc[keep], y[keep]
         if not len(design):
             raise fail("labels", "every label of the first batch",
