@@ -465,6 +465,9 @@ def test_with_replacement_estimate_on_the_boundary_warns():
     assert (f * y).sum() * 2 / (f.sum() + y.sum()) == 0.8      # the truth
     assert any("on the boundary" in str(w.message) for w in rec)
     assert repr(res).endswith("!>")
+    # the companion measures on the boundary are named too (recall 1 here, truth 2/3)
+    edge = [str(w.message) for w in rec if "on the boundary" in str(w.message)]
+    assert any("recall = 1" in m for m in edge)
 
 
 def test_one_id_twice_in_one_update_needs_one_label():

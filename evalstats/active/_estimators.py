@@ -422,14 +422,6 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                    f"Effective sample size {r['ess']:.1f} < {SMALL_ESS}: the interval is "
                    f"unreliable (few labeled items carry the measure; its coverage can fall "
                    f"well below nominal).")
-    if (not pps and r["defined"] and bounded and spec.kind != "squared"
-            and min(r["estimate"], 1.0 - r["estimate"]) < 1e-12):
-        notes.warn(SmallSampleWarning,
-                   f"{spec.name} = {r['estimate']:g} is on the boundary: no draw showed an "
-                   f"error that would move it. The with-replacement design has no floor for "
-                   f"rare errors it has not drawn (e.g. false negatives among low scores), so "
-                   f"its interval can exclude the truth; design='pps' (the default) accounts "
-                   f"for them.")
     if r["defined"] and bounded and np.isfinite(r["std_error"]) and r["std_error"] > 0.5:
         notes.warn(SmallSampleWarning,
                    f"The linearised std. error of {spec.name} ({r['std_error']:.3g}) exceeds "
@@ -445,6 +437,19 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                        f"positives, as the measure weighs them); with fewer than {MIN_EVENTS} "
                        f"its interval can cover far below nominal. Label more items.")
     companions = {s.name: sample.estimate(s) for s in specs[1:]}
+    if not pps and bounded:
+        # every measure on the boundary, the companions too (recall 1.000 [0.982, 1] for a
+        # truth of 0.589 was not named)
+        edge = [f"{name} = {v['estimate']:g}" for name, v in
+                [(spec.name, r)] + list(companions.items())
+                if v["defined"] and min(v["estimate"], 1.0 - v["estimate"]) < 1e-12]
+        if edge:
+            notes.warn(SmallSampleWarning,
+                       f"{', '.join(edge)} on the boundary: no draw showed an error that "
+                       f"would move {'it' if len(edge) == 1 else 'them'}. The "
+                       f"with-replacement design has no floor for rare errors it has not "
+                       f"drawn (e.g. false negatives among low scores), so its interval can "
+                       f"exclude the truth; design='pps' (the default) accounts for them.")
     undefined = [k for k, v in companions.items() if "never be drawn" in v["reason"]]
     for k, v in companions.items():
         if not v["defined"] and k not in undefined:
