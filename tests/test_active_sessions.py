@@ -18,6 +18,7 @@ import sys
 import textwrap
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -480,3 +481,29 @@ def test_pps_session_refuses_a_new_batch_while_one_is_unlabeled(tmp_path):
     ev.update(pending, y[pending])
     again = ActiveEvaluator.open(path)
     assert len(again.query(2)) == 2
+
+
+def test_pps_session_on_raw_margins_resumes_exactly(tmp_path):
+    """The session file held expit(margins): reopened, the evaluator took them for
+    probabilities (another interval, another next batch, probabilities in the design's
+    score column)."""
+    from scipy.special import logit
+
+    from evalstats import datasets
+
+    pool = datasets.load("sim_pool")
+    y = pool["label"].to_numpy()
+    margins = 1.3 * logit(pool["prob"].to_numpy()) + 0.2
+    a = ActiveEvaluator(margins, "f1", predictions=pool["pred"], rng=7)
+    b = ActiveEvaluator(margins, "f1", predictions=pool["pred"], rng=7,
+                        path=tmp_path / "s.db")
+    for _ in range(2):
+        ia, ib = a.query(60), b.query(60)
+        a.update(ia, y[ia])
+        b.update(ib, y[ib])
+    b = ActiveEvaluator.open(tmp_path / "s.db")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert a.result().conf_int() == b.result().conf_int()
+    assert np.array_equal(a.query(60), b.query(60))
+    assert np.allclose(a.design()["score"], b.design()["score"])

@@ -200,7 +200,9 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
     def _pool_frame(self) -> pd.DataFrame:
         pool = self._pool
         df = {"id": self._ids}
-        if self._is_raw:
+        if self._is_raw or self._config["design"] == "pps":
+            # the scores as given: πps maps margins through a logistic itself, and a file
+            # holding expit(margins) reopened as probabilities (another ranking and model)
             df["s"] = self._raw
         elif pool.probs.ndim == 1:
             df["s"] = pool.probs
