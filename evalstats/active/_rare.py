@@ -16,7 +16,9 @@ their logistic recalibration; each gives a ``G̃`` and the interval holds all of
 needs the pool, so it applies to the evaluator and to sessions; a design table keeps the
 floor.
 
-**Rare events: the estimate.** In that regime the design-based ``Ĝ`` is ruled by whether
+**Rare events: the estimate.** From a skewness above :data:`~._ht.RARE_ESTIMATE_SKEW` (3:
+``h < 1/9``; the group keeps its floor up to ``RARE_SKEW``, and the interval also holds the
+reach) and in that regime the design-based ``Ĝ`` is ruled by whether
 the sample caught one of the rare labels at weight ``1/π`` (usually not: too high; now and
 then: far too low), while ``G̃`` moves only through the predictive model. The reported
 estimate is therefore the models' prediction ``Σ_j w_j G̃_j`` with ``w_j ∝ exp(ℓ_j)``,
