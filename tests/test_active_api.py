@@ -533,3 +533,15 @@ def test_with_replacement_census_is_exact():
         assert res.estimate == pytest.approx(f1, rel=1e-12)
         lo, hi = res.conf_int()
         assert hi - lo < 1e-8
+
+
+def test_reading_the_proposal_of_a_pps_evaluator_changes_nothing():
+    """`ev.proposal` on the default πps design replaced the state result() uses: result()
+    before any batch then returned NaN instead of its documented error."""
+    from evalstats.active import ActiveEvaluator
+
+    pool = es.datasets.load("sim_pool")
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], rng=1)
+    assert ev.proposal.q.shape == (len(pool),)
+    with pytest.raises(ValueError, match="after at least one labeled batch"):
+        ev.result()

@@ -30,7 +30,7 @@ from ._evaluator_pps import PPSMixin
 from ._evaluator_wr import WithReplacementMixin
 from ._ht import ESTIMATORS
 from ._measures import MeasureSpec, companion_specs, measure_spec
-from ._proposal import PROPOSALS
+from ._proposal import PROPOSALS, build_proposal
 from ._proposals import Pool, Proposal, pool_iv
 from ._state import StateStore, is_range, pool_arrays
 
@@ -259,7 +259,16 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
 
     @property
     def proposal(self) -> Proposal:
-        """The proposal the next batch will be drawn from."""
+        """The proposal the next batch will be drawn from (with replacement).
+
+        For the πps design (the default) the next batch is drawn with capped inclusion
+        probabilities that follow the current model, not with this proposal: it is then the
+        with-replacement optimal proposal of the scores, for orientation only, and reading
+        it changes nothing (before, it replaced the state that ``result()`` and the plot
+        use)."""
+        if self._config["design"] == "pps":
+            return build_proposal(self._pool, self._spec, self._config["proposal"],
+                                  self._config["epsilon"])
         return self._proposal()
 
     # -- the loop ----------------------------------------------------------------------------
