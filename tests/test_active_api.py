@@ -545,3 +545,15 @@ def test_reading_the_proposal_of_a_pps_evaluator_changes_nothing():
     assert ev.proposal.q.shape == (len(pool),)
     with pytest.raises(ValueError, match="after at least one labeled batch"):
         ev.result()
+
+
+def test_result_sample_is_read_only():
+    """`r.sample.item_labels[:] = 0` rewrote what measures() reported."""
+    pool = es.datasets.load("sim_pool")
+    y = pool["label"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = es.active.active_evaluate(pool["prob"], lambda i: y[i], 100, "f1",
+                                      predictions=pool["pred"], rng=3)
+    with pytest.raises(ValueError, match="read-only"):
+        r.sample.item_labels[:] = 0

@@ -14,7 +14,7 @@ import pytest
 import evalstats as es
 from evalstats._parallel import map_replicates
 from evalstats.active import active_budget, active_evaluate, optimal_proposal
-from evalstats.active._estimators import ratio_estimate
+from evalstats.active._labeled_sample import ratio_estimate
 from evalstats.active._measures import measure_spec
 
 pytestmark = pytest.mark.slow

@@ -21,8 +21,8 @@ from scipy import integrate, optimize, special, stats
 
 from evalstats._warnings import Notes
 from evalstats.active import optimal_proposal
-from evalstats.active._estimators import ratio_estimate
 from evalstats.active._intervals import interval
+from evalstats.active._labeled_sample import ratio_estimate
 from evalstats.active._measures import measure_spec
 from evalstats.active._proposals import (
     expected_variance,

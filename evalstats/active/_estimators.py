@@ -38,6 +38,7 @@ from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value
 from .._validation import check_confidence_level
 from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
 from ._intervals import INTERVAL_METHODS, interval
+from ._labeled_sample import LabeledSample, frozen_copy, ratio_estimate
 from ._measures import MeasureSpec
 
 #: below this (Kish) effective sample size an interval is flagged as unreliable
@@ -47,80 +48,6 @@ SMALL_ESS = 20
 MIN_EVENTS = 20
 
 __all__ = ["LabeledSample", "ActiveEstimate", "ratio_estimate", "make_estimate"]
-
-
-def ratio_estimate(v: np.ndarray, w: np.ndarray, loss: np.ndarray) -> dict[str, Any]:
-    """``Ĝ``, its standard error ``S/√n``, ESS and flags from per-draw ``v, w, ℓ``."""
-    vw = np.asarray(v, float) * np.asarray(w, float)
-    n = vw.shape[0]
-    svw = float(vw.sum())
-    out = dict(n=n, sum_vw=svw)
-    if n == 0 or svw <= 0:
-        return dict(out, estimate=float("nan"), std_error=float("nan"), defined=False,
-                    zero_width=False, ess=0.0, max_weight_share=float("nan"))
-    g = float(np.dot(vw, loss) / svw)
-    se = float(np.sqrt(np.sum((vw * (loss - g)) ** 2)) / svw)
-    pos = vw > 0
-    zero = bool(np.all(loss[pos] == loss[pos][0]))
-    return dict(out, estimate=g, std_error=0.0 if zero else se, defined=True, zero_width=zero,
-                ess=svw ** 2 / float(np.sum(vw ** 2)), max_weight_share=float(vw.max() / svw))
-
-
-@dataclass
-class LabeledSample:
-    """Labeled distinct items and the draw sequence that selected them."""
-
-    item_ids: np.ndarray            # pool identifiers of the distinct labeled items
-    item_labels: np.ndarray         # their labels
-    item_preds: np.ndarray          # (n_items, m) predictions of every model
-    draw_item: np.ndarray           # index into the items, one per draw, in draw order
-    draw_weight: np.ndarray         # v = p/q = 1/(N q) of the proposal each draw came from
-    zero_f1: tuple = ()             # per model: pool items with q = 0 predicted 1 ...
-    zero_f0: tuple = ()             # ... and predicted 0 (labels never observable)
-    pool_size: int = 0              # 0: unknown; every item labeled is a census
-
-    def loss_weight(self, spec: MeasureSpec, model: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        f = self.item_preds[self.draw_item, model]
-        y = self.item_labels[self.draw_item]
-        return spec.loss_weight(f, y)
-
-    @property
-    def n_labels(self) -> int:
-        return int(self.item_ids.shape[0])
-
-    def estimate(self, spec: MeasureSpec, model: int = 0) -> dict[str, Any]:
-        """:func:`ratio_estimate` of one measure for one model (``n_eff`` = Kish ESS)."""
-        if self.zero_f1 and spec.kind != "squared" and _unidentified(
-                spec, self.zero_f1[model], self.zero_f0[model]):
-            return dict(ratio_estimate(np.zeros(0), np.zeros(0), np.zeros(0)), n_eff=0.0,
-                        reason="some items can never be drawn (probability 0) and their "
-                               f"labels enter {spec.name}")
-        if self.pool_size and self.n_labels >= self.pool_size:
-            # a census: every item of the pool is labeled, so the measure is the pool's own
-            # (the draw-weighted ratio still averaged repeats: F1 0.650 for a true 0.727)
-            loss, w = spec.loss_weight(self.item_preds[:, model], self.item_labels)
-            r = ratio_estimate(np.ones(self.n_labels), w, loss)
-            if r["defined"]:
-                return dict(r, std_error=0.0, zero_width=True, census=True, reason="",
-                            n_eff=float("inf"), ess=float("inf"), max_weight_share=0.0)
-            return dict(r, n_eff=0.0, reason="its denominator is zero on this pool")
-        loss, w = self.loss_weight(spec, model)
-        r = ratio_estimate(self.draw_weight, w, loss)
-        return dict(r, n_eff=r["ess"], reason="" if r["defined"] else (
-            "no drawn item has positive weight (e.g. no predicted positive for precision, "
-            "no positive label for recall)"))
-
-
-def _unidentified(spec: MeasureSpec, zero_f1: int, zero_f0: int) -> bool:
-    """Whether a label never observable (an item with ``q = 0``) changes the measure."""
-    for f, count in ((1.0, zero_f1), (0.0, zero_f0)):
-        if count:
-            l0, w0 = spec.loss_weight(np.array([f]), np.array([0.0]))
-            l1, w1 = spec.loss_weight(np.array([f]), np.array([1.0]))
-            if w0[0] != w1[0] or (w0[0] * l0[0] != w1[0] * l1[0]) or (
-                    spec.kind != "f" and (w0[0] or w1[0])):
-                return True
-    return False
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
@@ -498,7 +425,7 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         n_labels=n_labels, n_draws=n_draws, ess=r["ess"],
         max_weight_share=r["max_weight_share"], defined=r["defined"],
         zero_width=r["zero_width"], bounded=bounded, proposal_kind=proposal_kind,
-        epsilon=epsilon, plug_in=plug_in, pool_size=pool_size, sample=sample,
+        epsilon=epsilon, plug_in=plug_in, pool_size=pool_size, sample=frozen_copy(sample),
         specs=tuple(specs), model_names=tuple(model_names),
         design="pps" if pps else "with_replacement", n_eff=r["n_eff"],
         vacuous=bool(r.get("vacuous", False)),

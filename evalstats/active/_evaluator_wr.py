@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ._calibration import fit_calibration
-from ._estimators import LabeledSample
+from ._labeled_sample import LabeledSample
 from ._proposal import build_proposal
 from ._proposals import Pool, Proposal
 

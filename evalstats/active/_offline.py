@@ -14,9 +14,10 @@ import pandas as pd
 from .._naming import named_result
 from .._validation import check_confidence_level, check_int, fail, plain_value, rng_alias
 from .._warnings import Notes
-from ._estimators import ActiveEstimate, LabeledSample, make_estimate
+from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator import ActiveEvaluator
 from ._evaluator_pps import design_from_table
+from ._labeled_sample import LabeledSample
 from ._labels_io import UnusedLabelsWarning, cut_at_first_unlabeled, design_and_labels
 from ._measures import MeasureSpec, companion_specs
 
