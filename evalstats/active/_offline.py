@@ -70,6 +70,9 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
         ``oracle(ids) -> labels`` for an array of item identifiers.
     n_labels : int
         Number of distinct labels to buy (>= 1). ``budget=`` is the old spelling (deprecated).
+        With ``sampling="poisson"`` each batch has a random size with this expectation, so
+        the total can differ by a few labels (``n_labels`` of the result is the count
+        bought); the default Pareto sampling buys exactly this many.
     measure : {"f1", "precision", "recall", "fbeta", "accuracy", "error", "squared"}
         The measure the proposal is optimised for; ``measures()`` gives all others (those
         the design cannot identify — e.g. recall when ``measure="precision"`` and
