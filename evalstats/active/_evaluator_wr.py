@@ -102,9 +102,15 @@ class WithReplacementMixin:
         items, first, counts = items[order], first[order], counts[order]
         seqs = pd.Series(np.arange(len(di))).groupby(di).agg(
             lambda s: ";".join(map(str, s))).reindex(items)
+        # every draw's own weight (a recalibrated proposal changes between batches; the
+        # first draw's weight alone moved the table's estimate 0.649 -> 0.637)
+        v = 1.0 / (self._pool.size * dq)
+        draw_w = pd.Series(v).groupby(di).agg(
+            lambda s: ";".join(format(x, ".12g") for x in s)).reindex(items)
         pool = self._pool
         df = pd.DataFrame({"id": self._ids[items], "n_draws": counts, "first_draw": first,
-                           "draw_seq": seqs.to_numpy(), "q": dq[first],
+                           "draw_seq": seqs.to_numpy(), "draw_weights": draw_w.to_numpy(),
+                           "q": dq[first],
                            "weight": 1.0 / (pool.size * dq[first])})
         if self._raw is not None:
             df["score"] = self._raw[items]

@@ -284,11 +284,20 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
         c.startswith("score_") for c in design.columns) or spec.kind == "f"
     # rebuild the draw sequence
     seq_item = []
-    for row, s in enumerate(design["draw_seq"].astype(str)):
-        seq_item += [(int(p), row) for p in s.split(";")]
+    per_draw = "draw_weights" in design.columns
+    weights = design["draw_weights"].astype(str) if per_draw else design["weight"]
+    for row, (s, w) in enumerate(zip(design["draw_seq"].astype(str), weights, strict=True)):
+        seqs = s.split(";")
+        ws = [float(x) for x in w.split(";")] if per_draw else [float(w)] * len(seqs)
+        if len(ws) != len(seqs):
+            raise fail("design", "one weight per draw in 'draw_weights'",
+                       got=f"{len(ws)} weights for {len(seqs)} draws in row {row + 2}")
+        seq_item += [(int(p), row, x) for p, x in zip(seqs, ws, strict=True)]
     seq_item.sort()
-    draw_row = np.array([r for _, r in seq_item], dtype=int)
+    draw_row = np.array([r for _, r, _ in seq_item], dtype=int)
+    draw_w = np.array([x for _, _, x in seq_item], dtype=float)
     draw_row = cut_at_first_unlabeled(design, y, draw_row, notes)
+    draw_w = draw_w[:len(draw_row)]
     rows, inv = np.unique(draw_row, return_inverse=True)
     order = np.argsort([np.flatnonzero(draw_row == r)[0] for r in rows])
     rank = np.empty_like(order)
@@ -301,7 +310,7 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
             for key in ("zero_f1", "zero_f0") if key in design.columns}
     sample = LabeledSample(item_ids=design["id"].to_numpy()[rows], item_labels=y[rows],
                            item_preds=preds[rows], draw_item=rank[inv],
-                           draw_weight=design["weight"].to_numpy(float)[draw_row],
+                           draw_weight=draw_w,
                            pool_size=n_pool, **zero)
     proposal = str(design["proposal"].iloc[0]) if "proposal" in design else "optimal"
     eps = float(design["epsilon"].iloc[0]) if "epsilon" in design else float("nan")
