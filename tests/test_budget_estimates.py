@@ -322,3 +322,11 @@ def test_a_census_knows_every_measure_exactly():
     assert any("census" in n for n in ev.notes)
     partial = evaluate_rules(y, r, LabelDesign.simple(60, 50)).tidy()
     assert (partial["conf_high"] > partial["conf_low"]).all()
+
+
+def test_guided_sample_names_an_estimator_that_is_not_a_classifier():
+    """estimator='tree' ended in scikit-learn's clone error, `estimator` never named."""
+    X = np.random.default_rng(0).normal(size=(100, 2))
+    y = (X[:, 0] > 1).astype(int)
+    with pytest.raises(TypeError, match="`estimator` must be a scikit-learn classifier"):
+        guided_sample(X, y, 30, n_seed=10, estimator="tree", rng=0)

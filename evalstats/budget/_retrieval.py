@@ -16,6 +16,7 @@ from .._validation import (
     check_option,
     check_rng,
     fail,
+    plain_value,
     rng_alias,
 )
 
@@ -176,6 +177,12 @@ def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided",
         n_seed = (min(DEFAULT_SEED, n_labels) if n_seed is None
                   else check_int(n_seed, "n_seed", low=1, high=n_labels))
         batch_size = check_int(batch_size, "batch_size", low=1)
+        if estimator is not None and not (hasattr(estimator, "fit")
+                                          and hasattr(estimator, "predict_proba")):
+            raise fail("estimator", "a scikit-learn classifier with fit and predict_proba "
+                       "(e.g. DecisionTreeClassifier())",
+                       got=f"{plain_value(estimator)!r}" if isinstance(estimator, str)
+                       else f"an object of type {type(estimator).__name__}", exc=TypeError)
         est = default_estimator(int(gen.integers(2**31))) if estimator is None else estimator
         order, lab, n_rounds = guided_order(x, oracle, n_pool, n_labels, n_seed, batch_size,
                                             est, gen)
