@@ -557,3 +557,20 @@ def test_result_sample_is_read_only():
                                       predictions=pool["pred"], rng=3)
     with pytest.raises(ValueError, match="read-only"):
         r.sample.item_labels[:] = 0
+
+
+def test_a_two_column_probability_matrix_is_a_binary_pool():
+    """(N, 2) probabilities were validated as a binary pool but picked the with-replacement
+    design, and design='pps' was refused as multi-class; they now mean the same as the
+    positive class's column."""
+    from evalstats.active import active_evaluate
+
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=500)
+    y = (rng.random(500) < p).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        two = active_evaluate(np.column_stack([1 - p, p]), lambda i: y[i], 100, "f1", rng=1)
+        one = active_evaluate(p, lambda i: y[i], 100, "f1", rng=1)
+    assert two.design == one.design == "pps"
+    assert two.estimate == one.estimate and two.conf_int() == one.conf_int()

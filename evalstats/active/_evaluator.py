@@ -14,6 +14,7 @@ from .._validation import (
     check_confidence_level,
     check_int,
     check_option,
+    check_probability_matrix,
     check_rng,
     check_scalar,
     fail,
@@ -128,6 +129,11 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
         if recalibrate is not None:
             check_option(recalibrate, "recalibrate", CALIBRATIONS)
         spec = measure_spec(measure, beta, alpha)
+        if np.ndim(scores) == 2 and np.shape(scores)[1] == 2 and spec.kind != "squared":
+            # a binary pool written as two probability columns: the positive class's, as
+            # the pool itself reads it (it picked the with-replacement design and refused
+            # design='pps' as multi-class)
+            scores = check_probability_matrix(scores, "scores")[:, 1]
         design = design_iv(design, spec, scores, recalibrate, DEFAULT_DESIGN)
         check_option(estimator, "estimator", ESTIMATORS)
         check_option(sampling, "sampling", SAMPLINGS)
