@@ -270,8 +270,9 @@ def loss_ci(losses: Any, *, confidence_level: float = 0.95,
     ------
     ValueError
         Non-finite losses, fewer than two, or losses so large (near 1e308) that the
-        mean or the interval overflows double precision (computed on rescaled values, so
-        only a result that cannot be represented is refused).
+        mean or the interval at ``confidence_level`` overflows double precision (computed
+        on rescaled values, so only a result that cannot be represented is refused; an
+        interval asked for later at a higher level may then have an infinite limit).
 
     Warns
     -----
@@ -303,7 +304,7 @@ def loss_ci(losses: Any, *, confidence_level: float = 0.95,
     else:
         mean = float(np.mean(z) * scale)
         se = float(np.std(z, ddof=1) * scale / np.sqrt(n))
-    q = critical_value(max(confidence_level, 0.999), n - 1)
+    q = critical_value(confidence_level, n - 1)
     if not (np.isfinite(mean) and np.isfinite(se) and np.isfinite(abs(mean) + q * se)):
         raise fail("losses", "small enough in magnitude for the mean and its interval to be "
                    "finite in double precision",

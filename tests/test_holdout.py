@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import evalstats as es
 
@@ -147,3 +148,8 @@ def test_loss_ci_huge_losses_rescaled_or_refused():
     with pytest.raises(ValueError, match=r"`losses` must be small enough in magnitude.*"
                                          r"1e\+308.*Rescale"):
         es.loss_ci([1e308, -1e308, 1e308])
+    # a 95 % interval that fits is given, whatever a 99.9 % one would need (it was refused)
+    x = np.array([1e307, 2e307, 5e307])
+    lo, hi = es.loss_ci(x).conf_int()
+    ci = stats.ttest_1samp(x / 1e300, 0).confidence_interval()   # scipy, on rescaled values
+    assert (lo, hi) == pytest.approx((ci.low * 1e300, ci.high * 1e300), rel=1e-12)
