@@ -64,7 +64,6 @@ def _is_integer_valued(arr: np.ndarray) -> bool:
     return False
 
 
-
 def _show(values, k: int = 4) -> str:
     vals = list(values)[:k]
     more = ", ..." if len(values) > k else ""

@@ -281,7 +281,8 @@ def test_callable_oracle_values_are_checked_before_conversion():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 2))
     y = (X[:, 0] > 1.2).astype(int)
-    with pytest.raises(ValueError, match=r"`oracle` must return labels coded 0/1.*0\.7"):
+    with pytest.raises(ValueError,
+                       match=r"`oracle` must be binary labels coded 0/1; got values \{0, 0\.7\}"):
         guided_sample(X, lambda idx: 0.7 * y[idx], 50, n_seed=10, rng=0)
     a = guided_sample(X, lambda idx: y[idx].astype(bool), 50, n_seed=10, rng=0)
     b = guided_sample(X, y, 50, n_seed=10, rng=0)

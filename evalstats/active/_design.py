@@ -31,12 +31,14 @@ unbiased for any model fixed before the batch is drawn.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._measures import MeasureSpec
 
 __all__ = ["inclusion_probabilities", "pareto_sample", "poisson_sample", "StrataModel",
-           "size_measure", "largest", "SAMPLINGS", "SIZE_POWER"]
+           "size_measure", "largest", "pool_totals", "SAMPLINGS", "SIZE_POWER"]
 
 SAMPLINGS = ("pareto", "poisson")
 
@@ -218,6 +220,16 @@ def spec_coefficients(spec: MeasureSpec, f: np.ndarray) -> tuple[np.ndarray, ...
     if spec.kind == "error":
         return f, 1.0 - 2.0 * f, one, zero
     raise ValueError(f"no πps design for measure kind {spec.kind!r}")
+
+
+def pool_totals(bt: dict[str, Any], model: int, use_model: bool
+                 ) -> tuple[float, float, float, float]:
+    """A batch's unlabeled pool totals ``(N_U, Σ_U f, Σ_U m, Σ_U f·m)`` for model column
+    ``model``; the model sums are 0 when the batch's estimator used no model."""
+    batch_model = use_model and bool(bt.get("model", 1.0))
+    sm = float(bt["sum_m"]) if batch_model else 0.0
+    sfm = float(bt["sum_fm"][model]) if batch_model else 0.0
+    return float(bt["n_unlabeled"]), float(bt["sum_f"][model]), sm, sfm
 
 
 class StrataModel:

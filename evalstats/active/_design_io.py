@@ -167,6 +167,13 @@ def seal_design(df: pd.DataFrame, settings: Mapping[str, Any] | Sequence[str] = 
     return df
 
 
+def sealed_names(design: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """``(row columns, setting columns)`` that :func:`seal_design` recorded in
+    ``sealed_columns``."""
+    row_part, _, set_part = str(design["sealed_columns"].iloc[0]).partition(" | ")
+    return row_part.split(), set_part.split()
+
+
 def read_design(path: Any) -> pd.DataFrame:
     """Read a design CSV (identifiers kept as written); clear errors for empty files."""
     from pathlib import Path
@@ -356,8 +363,7 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
         bad = _first((vals != vals.iloc[0]).to_numpy())
         if bad is not None:
             raise _cell(source, design, bad, c, "the same value on every row (as on row 2)")
-    row_part, _, set_part = str(design["sealed_columns"].iloc[0]).partition(" | ")
-    row_cols, keys = row_part.split(), set_part.split()
+    row_cols, keys = sealed_names(design)
     missing = [c for c in row_cols + keys if c not in design.columns]
     if missing:
         raise _lacks(source, ", ".join(missing))

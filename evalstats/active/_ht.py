@@ -93,9 +93,10 @@ over four measures and ten pools stays 0.92. Moving the floor whole (share 0) dr
 constant-score case (scores all 0.5, 100 labels) from ≥ 0.90 to 0.78 coverage. Tables and
 sessions written before ``antic_skew_*`` existed keep the floor on both sides.
 
-**Rare events.** Where a group's anticipated error is extremely skewed (skewness above
-:data:`RARE_SKEW`), the interval holds a predictive model's reach and the estimate is the
-models' prediction instead of the design-based one: see :mod:`._rare`.
+**Rare events.** Where a group's anticipated error is skewed (skewness above
+:data:`RARE_ESTIMATE_SKEW`), the estimate is the predictive models' prediction instead of
+the design-based one and the interval also holds their reach; above :data:`RARE_SKEW` the
+group leaves the variance floor: see :mod:`._rare`.
 """
 
 from __future__ import annotations
@@ -105,9 +106,9 @@ from typing import Any
 
 import numpy as np
 
-from ._design import spec_coefficients
+from ._design import pool_totals, spec_coefficients
 from ._measures import MeasureSpec
-from ._rare import model_reach, pool_totals, prequential
+from ._rare import model_reach, prequential
 
 __all__ = ["DesignSample", "ESTIMATORS", "antic_group0", "calibration_fit"]
 
@@ -302,7 +303,7 @@ class DesignSample:
         elif g > 1.0 - BOUNDARY_TOL:
             g = 1.0
         var = var_bern = 0.0
-        reach_ok, rare_groups = bool(self.batches[k_used - 1].get("never")), set()
+        reach_ok = bool(self.batches[k_used - 1].get("never"))
         model_groups: set[str] = set()      # the models' prediction is the estimate
         var_side = {-1: 0.0, 1: 0.0}        # the interval's lower / upper side
         k1, k0 = f1c1 - g * f1d1, f0c1 - g * f0d1
@@ -327,8 +328,7 @@ class DesignSample:
                     if reach_ok and abs(gam) > min(RARE_ESTIMATE_SKEW, RARE_SKEW):
                         model_groups.add(grp)   # the estimate: the models' prediction
                     if reach_ok and abs(gam) > RARE_SKEW:
-                        rare_groups.add(grp)    # rare regime: the model's reach instead
-                        continue
+                        continue                # rare regime: the model's reach, no floor
                     floor[0] += kg * kg * total
                     for sd in (-1, 1):
                         # full weight on the side unseen rare labels move the measure to;

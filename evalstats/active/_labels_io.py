@@ -17,7 +17,14 @@ import pandas as pd
 
 from .._validation import fail, plain_value
 from .._warnings import EvalstatsWarning, Notes
-from ._design_io import CHECK_COLUMNS, DesignError, _first, canon, verify_design
+from ._design_io import (
+    CHECK_COLUMNS,
+    DesignError,
+    _first,
+    canon,
+    sealed_names,
+    verify_design,
+)
 
 __all__ = ["UnusedLabelsWarning", "match_labels", "label_domain", "check_label_domain",
            "cut_at_first_unlabeled", "design_and_labels"]
@@ -169,8 +176,8 @@ def sealed_only(design: pd.DataFrame) -> pd.DataFrame:
     label domain. Tables without a seal keep every column."""
     if "sealed_columns" not in design.columns:
         return design
-    row_part, _, set_part = str(design["sealed_columns"].iloc[0]).partition(" | ")
-    keep = set(row_part.split()) | set(set_part.split()) | set(CHECK_COLUMNS)
+    row_cols, keys = sealed_names(design)
+    keep = set(row_cols) | set(keys) | set(CHECK_COLUMNS)
     return design[[c for c in design.columns if c in keep]]
 
 

@@ -47,27 +47,17 @@ chose the rule; no constant was tuned.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._design import spec_coefficients
+from ._design import pool_totals, spec_coefficients
 from ._measures import MeasureSpec
 
 if TYPE_CHECKING:
     from ._ht import DesignSample
 
-__all__ = ["model_reach", "pool_totals", "prequential"]
-
-
-def pool_totals(bt: dict[str, Any], model: int, use_model: bool
-                 ) -> tuple[float, float, float, float]:
-    """A batch's unlabeled pool totals ``(N_U, Σ_U f, Σ_U m, Σ_U f·m)`` for model column
-    ``model``; the model sums are 0 when the batch's estimator used no model."""
-    batch_model = use_model and bool(bt.get("model", 1.0))
-    sm = float(bt["sum_m"]) if batch_model else 0.0
-    sfm = float(bt["sum_fm"][model]) if batch_model else 0.0
-    return float(bt["n_unlabeled"]), float(bt["sum_f"][model]), sm, sfm
+__all__ = ["model_reach", "prequential"]
 
 
 def model_reach(sample: DesignSample, spec: MeasureSpec, model: int, k_used: int,

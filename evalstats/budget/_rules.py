@@ -291,14 +291,13 @@ def _evaluate_rules_iv(labels, rules, design, measures, confidence_level):
                    got="LabelDesign.blind", remedy=_BLIND_REFUSAL)
     y = check_binary_labels(labels, "labels")
     if isinstance(rules, pd.DataFrame | Mapping):
-        names = [str(k) for k in (rules.columns if isinstance(rules, pd.DataFrame) else rules)]
-        if not names:
+        keys = list(rules.columns if isinstance(rules, pd.DataFrame) else rules)
+        if not keys:
             raise fail("rules", "at least one rule", got="none")
-        columns = []
-        for name, col in zip(names, (rules[c] for c in (rules.columns if isinstance(
-                rules, pd.DataFrame) else rules)), strict=True):
+        names, columns = [str(k) for k in keys], []
+        for key, name in zip(keys, names, strict=True):
             # every rule through the checks of the array path (text, NaN, length)
-            col = check_array(np.asarray(col), f"rules[{name!r}]", ndim=1)
+            col = check_array(np.asarray(rules[key]), f"rules[{name!r}]", ndim=1)
             if col.shape[0] != len(y):
                 raise fail(f"rules[{name!r}]", f"one prediction per labeled example "
                            f"({len(y)})", got=f"{col.shape[0]}")

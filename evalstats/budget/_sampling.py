@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._validation import plain_value
+from .._validation import check_binary_labels
 
 
 def default_estimator(seed: int):
@@ -28,16 +28,9 @@ def ask(oracle: Callable | np.ndarray, idx: np.ndarray) -> np.ndarray:
         if raw.shape != idx.shape:
             raise ValueError(f"`oracle` must return {len(idx)} labels coded 0/1; got "
                              f"an array of shape {raw.shape}.")
-        try:        # the values themselves, before any conversion (0.7 became 0)
-            ok = raw.dtype.kind in "biuf" and bool(np.isin(raw.astype(float), (0.0, 1.0)).all())
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            bad = raw[~np.isin(raw, (0, 1))][:1] if raw.dtype.kind in "biuf" else raw[:1]
-            raise ValueError(f"`oracle` must return labels coded 0/1; got other values, "
-                             f"e.g. {plain_value(bad[0])!r}." if bad.size else
-                             "`oracle` must return labels coded 0/1; got other values.")
-        return raw.astype(int)
+        # the values as returned, checked as the array path's labels (astype(int) first
+        # turned 0.7 into 0)
+        return check_binary_labels(raw, "oracle")
     return np.asarray(oracle)[idx].astype(int)
 
 

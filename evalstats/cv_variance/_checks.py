@@ -145,8 +145,7 @@ def _check_y(y: Any, loss: Any, estimators: dict) -> np.ndarray:
         # text classes: converting them to numbers cannot work, naming the positive can
         example = plain_value(y_raw[0]) if y_raw.size else ""
         raise fail("y", "labels coded 0/1 for loss='auc' (1 = the positive class)",
-                   got="text or other non-numeric values, "
-                       f"e.g. {example!r}",
+                   got=f"text or other non-numeric values, e.g. {example!r}",
                    remedy=f"Recode them, e.g. (y == {example!r}).astype(int).", exc=TypeError)
     if y_raw.dtype.kind in "fcbiu" or loss in ("squared", "auc"):
         y = check_array(y_raw, "y", ndim=1, dtype=float if loss == "squared" else None)

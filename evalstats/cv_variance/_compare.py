@@ -10,7 +10,7 @@ from scipy import stats
 
 from .._naming import named_result
 from .._result import critical_value
-from .._validation import rng_alias
+from .._validation import rng_alias, seeded_rng
 from .._warnings import SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import compare_learners_iv
@@ -21,7 +21,6 @@ from ._engine import (
     finish_variance,
     hoeffding,
     interval_data_df,
-    make_seed,
     run_draws,
     ustat_df,
 )
@@ -140,7 +139,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     args, names = compare_learners_iv(est_a, est_b, X, y, train_size, loss, loss_range,
                                       method, confidence_level, n_draws, mc_tol, max_draws,
                                       max_seconds, n_jobs, n_splits, names, design, interval)
-    gen, seed = make_seed(rng)
+    gen, seed = seeded_rng(rng)
     if args.method != "ustat":
         call = ustat_call("compare_learners", args, seed)
         return baseline_result([est_a, est_b], args, gen, n_jobs, progress, call, names)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._naming import named_result
-from .._validation import rng_alias
+from .._validation import rng_alias, seeded_rng
 from .._warnings import Notes, SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import cv_error_ci_iv
@@ -28,7 +28,6 @@ from ._engine import (
     finish_variance,
     hoeffding,
     interval_data_df,
-    make_seed,
     run_draws,
     ustat_df,
 )
@@ -226,7 +225,7 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     args = cv_error_ci_iv(estimator, X, y, train_size, loss, loss_range, method,
                           confidence_level, n_draws, mc_tol, max_draws, max_seconds, n_jobs,
                           n_splits, interval, design)
-    gen, seed = make_seed(rng)
+    gen, seed = seeded_rng(rng)
     if args.method != "ustat":
         call = ustat_call("cv_error_ci", args, seed)
         return baseline_result([estimator], args, gen, n_jobs, progress, call)

@@ -121,10 +121,10 @@ def is_classifier(est) -> bool:
         return getattr(est, "_estimator_type", None) == "classifier"
 
 
-def note_single_class(notes, y: np.ndarray, g: int, loss, estimators=()) -> None:
+def note_single_class(notes, y: np.ndarray, g: int, loss, estimators) -> None:
     """Say how often a learning set holds one class, where :func:`_fit` substitutes the
     constant prediction of that class for the learner (which cannot be fitted there)."""
-    if not any(substitutes_constant(e, loss) for e in (estimators or (None,))):
+    if not any(substitutes_constant(e, loss) for e in estimators):
         return
     share = single_class_share(y, g)
     if share <= 0:
@@ -241,12 +241,13 @@ class DrawTask:
     """
 
     def __init__(self, estimators: Sequence[Any], X, y, g: int, loss: str | Callable,
-                 n_draws: int, design: str = "pairs", n_plus: int = 0):
+                 n_draws: int, design: str = "pairs", n_plus: int = 0, offset: int = 0):
         self.estimators = list(estimators)
         self.X, self.y, self.g, self.loss, self.n_draws = X, y, g, loss, n_draws
         self.design = design
-        #: tasks ``offset + i < n_plus`` run one draw more, so a run's total is exact
-        self.n_plus, self.offset = n_plus, 0
+        #: task ``i`` of a batch that starts at task ``offset`` runs one draw more while
+        #: ``offset + i < n_plus``, so a run's total is exact
+        self.n_plus, self.offset = n_plus, offset
 
     def _jk(self, acc, k):
         """Jackknife rows of stream k (None for the AUC and for g = 0)."""

@@ -13,19 +13,17 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
 
 import numpy as np
 
 from .._parallel import map_replicates
 from .._progress import progress_bar
-from .._validation import seeded_rng
 from .._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes
 from ._checks import check_loss_values
 from ._draws import ACC_ROWS, DrawTask, aggregate, leading_variance, note_single_class
 
 __all__ = ["run_draws", "finish_variance", "ustat_df", "data_df", "interval_data_df",
-           "hoeffding", "make_seed", "DF_RULE"]
+           "hoeffding", "DF_RULE"]
 
 #: how the data df of the interval is chosen (see :func:`interval_data_df`); picked by the
 #: worst cell of ``benchmarks/cv_coverage.py``
@@ -35,12 +33,6 @@ LEADING_TERM_FLOOR = True
 
 _DRAWS_PER_TASK = 25
 _HOEFFDING_ETA = 0.05
-
-
-def make_seed(rng: Any) -> tuple[np.random.Generator, Any]:
-    """A generator and the seed to record in the Call (:func:`~evalstats._validation.
-    seeded_rng`)."""
-    return seeded_rng(rng)
 
 
 def run_draws(estimators, args, rng, n_jobs, progress, stream):
@@ -60,11 +52,11 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
             need = target - rows.shape[0]
             if need > 0:
                 n_tasks = math.ceil(need / _DRAWS_PER_TASK)
-                # exactly `need` draws: the first need % n_tasks tasks run one more
-                task = DrawTask(estimators, args.X, args.y, g, args.loss, need // n_tasks,
-                                args.design, n_plus=need % n_tasks)
                 for first in range(0, n_tasks, chunk):
-                    task.offset = first
+                    # exactly `need` draws: the first need % n_tasks tasks run one more
+                    task = DrawTask(estimators, args.X, args.y, g, args.loss,
+                                    need // n_tasks, args.design, n_plus=need % n_tasks,
+                                    offset=first)
                     out = map_replicates(task, min(chunk, n_tasks - first), rng=rng,
                                          n_jobs=n_jobs, progress=False)
                     rows = np.vstack([rows] + [r for r, _ in out])
