@@ -213,12 +213,18 @@ def check_probability_matrix(x: Any, name: str, *, atol: float = 1e-6) -> np.nda
 
 
 def check_binary_labels(y: Any, name: str) -> np.ndarray:
-    """Labels coded 0/1 (booleans accepted); returned as int array."""
+    """Labels coded 0/1 (booleans accepted); returned as int array. Text is refused, as
+    in :func:`check_array` (``"1"``/``"0"`` would convert silently: a column read as text
+    is a data error)."""
     arr = np.asarray(y)
     if arr.ndim != 1:
         raise fail(name, "1-dimensional", got=f"shape {arr.shape}")
     if arr.dtype == bool:
         return arr.astype(int)
+    if arr.dtype.kind in "USa" or (arr.dtype.kind == "O" and any(
+            isinstance(v, str | bytes) for v in arr[:10_000])):
+        raise fail(name, "binary labels coded 0/1", got="text (strings)", exc=TypeError,
+                   remedy="Convert the column to numbers first (e.g. `pd.to_numeric`).")
     try:
         num = arr.astype(float)
     except (TypeError, ValueError):

@@ -331,3 +331,19 @@ def test_guided_sample_names_an_estimator_that_is_not_a_classifier():
     y = (X[:, 0] > 1).astype(int)
     with pytest.raises(TypeError, match="`estimator` must be a scikit-learn classifier"):
         guided_sample(X, y, 30, n_seed=10, estimator="tree", rng=0)
+
+
+def test_text_labels_are_refused_like_text_rules():
+    """Labels given as text ("1"/"0") converted silently, where the rules' text was refused
+    (review of 2026-11-26): a column read as text is a data error; the oracle alike."""
+    y = np.array([1, 1, 0, 0, 0])
+    d = LabelDesign.stratified(y, {1: 10, 0: 100})
+    rules = np.array([[1], [0], [1], [0], [0]])
+    with pytest.raises(TypeError, match=r"`labels` must be binary labels coded 0/1; got text"):
+        evaluate_rules(y.astype(str), rules, d)
+    with pytest.raises(TypeError, match=r"`labels` must be binary labels coded 0/1; got text"):
+        evaluate_rules(np.array(["1", 1, 0, 0, 0], dtype=object), rules, d)
+    assert evaluate_rules(y.astype(bool), rules, d).tidy().shape[0] > 0
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    with pytest.raises(TypeError, match=r"`oracle` must be binary labels coded 0/1; got text"):
+        guided_sample(X, (X[:, 0] > 1.2).astype(int).astype(str), 50, n_seed=10, rng=0)

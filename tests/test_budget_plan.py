@@ -119,10 +119,11 @@ def test_plan_is_the_smallest_count_meeting_the_target(bound, measure):
     if bound != "exact":
         assert plan.n_positive == k_star
         return
-    # exact: the rule's hits on L are taken at their worst point of a central 1 - delta/20
-    # range (random rule), which can only ask for a few more labels than the expected
-    # hits; and the plan is the smallest k meeting the planner's own half-width
-    assert k_star <= plan.n_positive <= k_star + 5
+    # exact: the rule's unlabeled hits are taken at their worst point of a central
+    # 1 - delta/20 range (random rule), which asks for more labels than the expected hits
+    # (122 against 114 here, precision), not many more; and the plan is the smallest k
+    # meeting the planner's own half-width
+    assert k_star <= plan.n_positive <= 1.1 * k_star
     from evalstats.budget._scan import random_rule_halfwidth
 
     own = random_rule_halfwidth(measure, "exact", "hypergeometric", "positives", 3000, 150,
@@ -312,3 +313,18 @@ def test_small_argument_slips_get_clear_answers():
         ratio_map(cost_ratio=-1)
     r = bernstein_bound("recall", n_pool=1000, prevalence=0.1, rule_rate=0.2)
     assert r.call["measure"] == "recall" and "Bound on recall" in str(r.summary())
+
+
+@pytest.mark.parametrize("strategy", ["positives", "random"])
+@pytest.mark.parametrize("prevalence", [0.05, 0.5])
+def test_plan_never_falls_when_the_confidence_level_rises(strategy, prevalence):
+    # near full labeling of a small pool the exact discrete half-width is not monotone in
+    # the counts it is evaluated at: the lower quantile of the labeled positives and a
+    # single point of the rule's hits gave 198 labels at 99 % against 199 at 95 %
+    # (review of 2026-11-26); the worst point of nested ranges cannot shrink with delta
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        n = [plan_labels(200, prevalence, 0.3, half_width=0.02, confidence_level=cl,
+                         rules="random", strategy=strategy).n_total
+             for cl in (0.8, 0.9, 0.95, 0.99)]
+    assert n == sorted(n), n

@@ -8,6 +8,9 @@ import numpy as np
 from ._bounds import PoolCounts, count_variance, measure_halfwidth, paper_form_valid
 
 STRATEGIES = ("positives", "random")
+#: widest central range of the rule's unlabeled hits scanned count by count (wider ranges
+#: are in the continuous regime, where the half-width follows the variance peak)
+MAX_HITS_SCAN = 40
 PAIRS = ("precision-specificity", "sensitivity-specificity", "rule-rate-equals-prevalence")
 
 
@@ -62,12 +65,17 @@ def random_rule_halfwidth(measure, bound, variance, strategy, n_pool, n_pos, n_r
     """Half-width of the plug-in mean of a random rule after ``k`` labels.
 
     Strategy ``"random"``: the number of labeled positives is itself random
-    (hypergeometric); it is set to its lower δ_c quantile (fewer labeled positives means a
-    larger error while ε_O+(U) < 1/2), δ_c = ``COUNT_DELTA_SHARE`` δ, union bound.
+    (hypergeometric); it is set to the worst point of the range above its lower δ_c
+    quantile (δ_c = ``COUNT_DELTA_SHARE`` δ, union bound): that quantile while
+    ε_O+(U) < 1/2 there (fewer labeled positives, larger error), else the count with
+    ε_O+(U) = 1/2, where the variance of the unknown count peaks (near full labeling).
     Bound ``"exact"``: the rule's positives among the unlabeled, |U_R+| ~
     Hypergeometric(|S|, |S_R+|, |U|) for a random rule, are taken at the value of their
-    central 1 - δ_c range that maximises the count variance (:func:`_worst_rule_hits`)
-    instead of their expectation; the Bernstein rows keep the paper's expectation.
+    central 1 - δ_c range that gives the largest half-width instead of their expectation:
+    every value of a range of at most :data:`MAX_HITS_SCAN` counts (the exact discrete
+    half-width is not monotone in |U_R+|; with the worst point of nested ranges the
+    half-width never shrinks when δ does), else the seven counts around the variance peak
+    |U|/2; the Bernstein rows keep the paper's expectation.
     ``prevalence_error`` (a half-width of the estimated pool prevalence) adds
     |U_R±| |S| h_p / (|U| D) to the count half-width / D, because the plug-in mean uses the
     estimated ε_O+(U) = (|S| ε̂ - |L_O+|)/|U|, and for recall and specificity, whose
@@ -80,28 +88,52 @@ def random_rule_halfwidth(measure, bound, variance, strategy, n_pool, n_pos, n_r
     l_pos = None
     if strategy == "random":
         d_c = COUNT_DELTA_SHARE * delta
-        l_pos = labeled_count_low(n_pool, n_pos, k, d_c)
+        # with probability >= 1 - δ_c the labeled positives lie in [low quantile, min(k,
+        # |S_O+|)]; the count variance peaks where ε_O+(U) = 1/2, so the worst point of
+        # that range is the peak clipped into it (a wider range at a smaller δ contains
+        # the narrower one: the half-width never shrinks when the confidence grows)
+        top = np.minimum(k, float(n_pos))
+        peak = n_pos - (n_pool - k) / 2.0
+        l_pos = np.clip(np.rint(peak), labeled_count_low(n_pool, n_pos, k, d_c), top)
         delta = delta - d_c
     c = counts_after_labeling(n_pool, n_pos, n_rule_pos, k, strategy, l_pos)
-    if bound == "exact":
-        d_r = COUNT_DELTA_SHARE * delta
-        c = _worst_rule_hits(c, d_r)
-        delta = delta - d_r
-    hw = measure_halfwidth(measure, c, variance, bound, delta)
-    if prevalence_error:
-        u_r = c.u_rneg if measure == "specificity" else c.u_rpos
-        hw = hw + u_r * n_pool * prevalence_error / np.maximum(c.u * c.denominator(measure),
-                                                              1e-300)
-        if measure != "precision":  # the denominator |S_O+| or |S_O-| is estimated too
-            share = n_pos / n_pool if measure == "sensitivity" else 1.0 - n_pos / n_pool
-            hw = hw + prevalence_error / max(share - prevalence_error, 1e-12)
-    return hw, c
+    if bound != "exact":
+        return _with_prevalence_error(measure, measure_halfwidth(measure, c, variance, bound,
+                                                                 delta),
+                                      c, n_pool, n_pos, prevalence_error), c
+    d_r = COUNT_DELTA_SHARE * delta
+    lo, hi = _rule_hits_range(c, d_r)
+    peak = np.clip(np.asarray(c.u, float) / 2.0, lo, hi)
+    span = int(np.max(hi - lo)) if lo.size else 0
+    if span <= MAX_HITS_SCAN:        # every count of the range: exactly the worst point
+        cand = np.minimum(lo[:, None] + np.arange(span + 1), hi[:, None])
+    else:                            # continuous regime: around the variance peak
+        cand = np.clip(np.rint(peak)[:, None] + np.arange(-3, 4), lo[:, None], hi[:, None])
+    shape = cand.shape
+    wide = PoolCounts(**{f: np.repeat(np.asarray(getattr(c, f), float), shape[1])
+                         for f in PoolCounts.__dataclass_fields__})
+    wide = _with_rule_hits(wide, cand.ravel())
+    hw = _with_prevalence_error(measure, measure_halfwidth(measure, wide, variance, bound,
+                                                           delta - d_r),
+                                wide, n_pool, n_pos, prevalence_error)
+    return hw.reshape(shape).max(axis=1), _with_rule_hits(c, peak)
 
 
-def _worst_rule_hits(c: PoolCounts, delta_r) -> PoolCounts:
-    """Counts with |U_R+| at the point of its central 1 - δ_r range (random rule) closest
-    to |U|/2, where |U_R+||U_R-| (and the hypergeometric variance) is largest; the rule's
-    hits on L are split between labeled positives and negatives in proportion."""
+def _with_prevalence_error(measure, hw, c: PoolCounts, n_pool, n_pos, prevalence_error):
+    """Add the error of an estimated pool prevalence (see :func:`random_rule_halfwidth`)."""
+    if not prevalence_error:
+        return hw
+    u_r = c.u_rneg if measure == "specificity" else c.u_rpos
+    hw = hw + u_r * n_pool * prevalence_error / np.maximum(c.u * c.denominator(measure),
+                                                          1e-300)
+    if measure != "precision":  # the denominator |S_O+| or |S_O-| is estimated too
+        share = n_pos / n_pool if measure == "sensitivity" else 1.0 - n_pos / n_pool
+        hw = hw + prevalence_error / max(share - prevalence_error, 1e-12)
+    return hw
+
+
+def _rule_hits_range(c: PoolCounts, delta_r):
+    """Central 1 - δ_r range of |U_R+| for a random rule: Hypergeometric(|S|, |S_R+|, |U|)."""
     from ._bounds import Discrete, discrete_ppf
 
     u = np.rint(np.asarray(c.u, float)).astype(np.int64)
@@ -109,9 +141,13 @@ def _worst_rule_hits(c: PoolCounts, delta_r) -> PoolCounts:
     rpos = np.rint(np.asarray(c.s_rpos, float)).astype(np.int64)
     law = Discrete("hypergeom", s, rpos, u)
     mean = u * (rpos / np.maximum(s, 1))
-    lo = discrete_ppf(law, np.full(u.shape, delta_r / 2.0), mean)
-    hi = discrete_ppf(law, np.full(u.shape, 1.0 - delta_r / 2.0), mean)
-    a = np.clip(u / 2.0, lo, hi)
+    return (discrete_ppf(law, np.full(u.shape, delta_r / 2.0), mean),
+            discrete_ppf(law, np.full(u.shape, 1.0 - delta_r / 2.0), mean))
+
+
+def _with_rule_hits(c: PoolCounts, a) -> PoolCounts:
+    """Counts with |U_R+| = ``a``; the rule's hits on L split between labeled positives
+    and negatives in proportion."""
     hits = np.asarray(c.s_rpos, float) - a
     lab = np.asarray(c.l_pos + c.l_neg, float)
     share = np.divide(c.l_pos, lab, out=np.zeros_like(lab), where=lab > 0)
