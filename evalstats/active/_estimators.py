@@ -93,6 +93,12 @@ class ActiveEstimate(EvalResult):
         model of the never-labeled items — the measure with their labels replaced by the
         model's expectation, and the s.d. of those labels; ``conf_int(level)`` holds every
         ``G̃ ± z σ``. Empty otherwise.
+    bounds_held : tuple of (float, float)
+        Without-replacement design: ``(1, 0)`` when no labeled item contradicts a value of
+        1 (no error among the labels for accuracy, no false positive for precision, no false
+        negative for recall), ``(0, 0)`` likewise for 0; ``conf_int`` holds those values
+        (a sample that has probability 1 under ``G = 1`` cannot reject it; see
+        :func:`evalstats.active._ht.consistent_bounds`).
     design_estimate : float
         In that regime the design-based (calibrated difference) estimate, which the
         interval also holds; ``estimate`` is then the models' prediction ``Σ_j w_j G̃_j``
@@ -127,6 +133,7 @@ class ActiveEstimate(EvalResult):
     std_error_high: float = float("nan")
     model_reach: tuple = ()
     design_estimate: float = float("nan")
+    bounds_held: tuple = ()
 
     INTERVAL_METHODS: ClassVar[tuple[str, ...]] = INTERVAL_METHODS
     pool_size: int = 0
@@ -143,7 +150,8 @@ class ActiveEstimate(EvalResult):
         return interval(centre, self.std_error, bounded=self.bounded, level=level,
                         method=method, n_eff=self.n_eff, ess=self.ess, df=self.df,
                         vacuous=self.vacuous, se_low=self.std_error_low,
-                        se_high=self.std_error_high, reach=self.model_reach)
+                        se_high=self.std_error_high,
+                        reach=self.model_reach + self.bounds_held)
 
     def _title(self) -> str:
         return f"Active estimate of {self.term}"
@@ -190,7 +198,7 @@ class ActiveEstimate(EvalResult):
                                   level=level, method=self.interval_method, n_eff=r["n_eff"],
                                   ess=r["ess"], df=self.df, vacuous=r.get("vacuous", False),
                                   se_low=r.get("se_low"), se_high=r.get("se_high"),
-                                  reach=r.get("reach", ()))
+                                  reach=held_points(r))
                 term = spec.name if m == 0 else f"{model}:{spec.name}"
                 rows.append(dict(term=term, estimate=r["estimate"], std_error=r["std_error"],
                                  conf_low=lo, conf_high=hi, confidence_level=level,
@@ -214,7 +222,7 @@ class ActiveEstimate(EvalResult):
                                   method=self.interval_method,
                                   n_eff=r["n_eff"], ess=r["ess"],
                                   vacuous=r.get("vacuous", False), se_low=r.get("se_low"),
-                                  se_high=r.get("se_high"), reach=r.get("reach", ()))
+                                  se_high=r.get("se_high"), reach=held_points(r))
                 rows.append(dict(n_draws=int((self.sample.item_batch < k).sum()),
                                  n_labels=int((self.sample.item_batch < k).sum()),
                                  estimate=r["estimate"], conf_low=lo, conf_high=hi))
@@ -310,6 +318,12 @@ class ActiveEstimate(EvalResult):
 SIDED_NOTE_RATIO = 1.25
 
 
+def held_points(r: dict[str, Any]) -> tuple:
+    """What the interval of an estimate dict ``r`` must hold besides its own limits: the
+    models' reach (rare-event regime) and the boundaries no labeled item contradicts."""
+    return tuple(r.get("reach", ())) + tuple(r.get("held", ()))
+
+
 def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[str],
                   level: float, proposal_kind: str, epsilon: float, plug_in: float,
                   pool_size: int, call: dict, plot: dict | None = None,
@@ -387,6 +401,16 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                    f"{', '.join(undefined)}: some items can never be selected and their "
                    f"labels enter these measures.")
     lo_se, hi_se = r.get("se_low", float("nan")), r.get("se_high", float("nan"))
+    if r["defined"] and r.get("held"):
+        inner = interval(r.get("design_estimate", r["estimate"]), r["std_error"],
+                         bounded=bounded, level=level, method="wilson", n_eff=r["n_eff"],
+                         se_low=r.get("se_low"), se_high=r.get("se_high"),
+                         reach=r.get("reach", ()))
+        moved = [f"{spec.name} = {v:g}" for v, _ in r["held"] if not inner.low <= v <= inner.high]
+        if moved:
+            notes.add(f"No labeled item contradicts {' or '.join(moved)} (e.g. no error among "
+                      f"the labels), so the interval holds it: a sample certain under that "
+                      f"value cannot reject it.")
     if r["defined"] and r.get("reach"):
         where = ", ".join(f"{g:.3g} ± {s:.2g} (weight {w:.2f})"
                           for (g, s), w in zip(r["reach"], r["model_weights"], strict=True))
@@ -432,5 +456,6 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         std_error_low=float(r.get("se_low", float("nan"))),
         std_error_high=float(r.get("se_high", float("nan"))),
         model_reach=tuple(tuple(float(v) for v in pair) for pair in r.get("reach", ())),
+        bounds_held=tuple(tuple(float(v) for v in pair) for pair in r.get("held", ())),
         design_estimate=float(r.get("design_estimate", float("nan"))),
         **(plot or {}))
