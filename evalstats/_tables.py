@@ -172,6 +172,8 @@ def finding_sentence(term: str, estimate: float, ci: tuple[float, float], level:
         width = hi - lo if math.isfinite(lo) and math.isfinite(hi) else 0.0
         if width > 0:
             dec = int(min(max(1 - math.floor(math.log10(width)), 0), 8))
+            while 0.0 < est < 1.0 and round(est, dec) in (0.0, 1.0) and dec < 8:
+                dec += 1        # 0.999 is not "1.00": a value on a bound reads as exact
             text = f"{term} is {est:.{dec}f}"
         else:
             text = f"{term} is {format_value(est, 3)}"

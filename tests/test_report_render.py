@@ -22,7 +22,7 @@ import evalstats as es
 from evalstats._document import Document
 from evalstats._report import LATEX_PREAMBLE, Report
 from evalstats._result import RESULT_CLASSES, EvalResult, _call_text
-from evalstats._tables import format_column, latex_escape, md_escape
+from evalstats._tables import finding_sentence, format_column, latex_escape, md_escape
 
 PDFLATEX = shutil.which("pdflatex")
 needs_pdflatex = pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed")
@@ -252,6 +252,11 @@ def test_finding_sentence():
     nan = EvalResult(estimate=float("nan"), std_error=None, term="precision")
     assert "undefined" in nan._finding()
     assert res.summary().finding == res._finding()
+    # an estimate next to a bound is not rounded onto it (0.999 read "1.00", as if exact)
+    near = finding_sentence("accuracy", 0.99897, (0.838, 1.0), 0.95, 500, "labels")
+    assert near.startswith("Accuracy is 0.999 (95% CI 0.838–1.000)")
+    assert finding_sentence("precision", 1.0, (0.84, 1.0), 0.95).startswith(
+        "Precision is 1.00 (95% CI 0.84")
 
 
 def test_names_title_block_contents_and_unique_titles():
