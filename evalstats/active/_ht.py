@@ -186,8 +186,8 @@ def consistent_bounds(a: np.ndarray, b: np.ndarray) -> list[tuple[float, float]]
     ``a_i < b_i`` has probability 1 under ``G = 1``: a level-α test of ``G = 1`` cannot
     reject it, and the interval (the values no such test rejects) holds 1; likewise 0.
     The design interval did not: a perfect classifier's accuracy, no error in 500
-    labels, got ``[0.99988, 0.9999999]`` from models that expect a few errors (coverage
-    0.910 of 200 seeds, ``benchmarks/active_boundary_coverage.py``)."""
+    labels, got ``[0.838, 0.9999999]`` from models that expect a few errors (coverage
+    0.910 of 200 seeds, ``benchmarks/active_boundary_coverage.py``; now 1.000)."""
     out = []
     if not np.any(a < b - 1e-12):
         out.append((1.0, 0.0))
