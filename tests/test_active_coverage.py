@@ -133,8 +133,8 @@ def test_budget_forecast_matches_monte_carlo(sim):
 def test_pps_default_coverage_at_500_labels(sim, batch_size):
     """The default πps design (one batch, and five adaptive batches of 100), calibrated pool,
     200 repetitions: every measure covers at least 0.95 − 3 SE − 0.01 and is unbiased within
-    3 SD/√200 + 0.01 (benchmarks/results/active_benchmark.csv has the 100-repetition run on
-    seven pools).
+    3 SD/√200 + 0.01 (benchmarks/results/active_benchmark.csv has a 200-repetition run on
+    ten pools).
 
     Measured (seed 14; with the recalibrated variance floor): one batch f1 0.920 ± 0.019,
     precision 0.975 ± 0.011, recall 0.930 ± 0.018, accuracy 0.930 ± 0.018 (bias recall
