@@ -328,3 +328,21 @@ def test_plan_never_falls_when_the_confidence_level_rises(strategy, prevalence):
                          rules="random", strategy=strategy).n_total
              for cl in (0.8, 0.9, 0.95, 0.99)]
     assert n == sorted(n), n
+
+
+def test_prevalence_sample_never_falls_when_the_confidence_level_rises():
+    # the exact prevalence size was a bisection on a criterion that is not monotone in the
+    # size: 9 labels at 80 % and 7 at 85 % (review of 2026-11-26); now the smallest size
+    # from which every larger one passes, which is monotone in delta
+    from evalstats.budget._bounds import prevalence_sample_size
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        n = [plan_labels(285, 0.20367, 0.85186, half_width=0.3, confidence_level=cl,
+                         measures=("precision",), rules="any", strategy="positives",
+                         bound="bernstein", prevalence_known=False).n_total
+             for cl in (0.8, 0.85, 0.9, 0.95)]
+    assert n == sorted(n), n
+    sizes = [prevalence_sample_size(0.2, 0.1, d, "exact", n_pool=285)
+             for d in (0.2, 0.1, 0.05, 0.02, 0.01)]
+    assert sizes == sorted(sizes), sizes

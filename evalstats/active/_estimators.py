@@ -97,8 +97,9 @@ class ActiveEstimate(EvalResult):
         Without-replacement design: ``(1, 0)`` when no labeled item contradicts a value of
         1 (no error among the labels for accuracy, no false positive for precision, no false
         negative for recall), ``(0, 0)`` likewise for 0; ``conf_int`` holds those values
-        (a sample that has probability 1 under ``G = 1`` cannot reject it; see
-        :func:`evalstats.active._ht.consistent_bounds`).
+        (every sample under ``G = 1`` looks like this one; see
+        :func:`evalstats.active._ht.consistent_bounds`). The intervals of ``measures()``
+        follow the same rule for every model.
     design_estimate : float
         In that regime the design-based (calibrated difference) estimate, which the
         interval also holds; ``estimate`` is then the models' prediction ``Σ_j w_j G̃_j``
@@ -409,8 +410,9 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         moved = [f"{spec.name} = {v:g}" for v, _ in r["held"] if not inner.low <= v <= inner.high]
         if moved:
             notes.add(f"No labeled item contradicts {' or '.join(moved)} (e.g. no error among "
-                      f"the labels), so the interval holds it: a sample certain under that "
-                      f"value cannot reject it.")
+                      f"the labels), so the interval holds it: every sample under that value "
+                      f"looks like this one. The other measures' and models' intervals in "
+                      f"the table follow the same rule.")
     if r["defined"] and r.get("reach"):
         where = ", ".join(f"{g:.3g} ± {s:.2g} (weight {w:.2f})"
                           for (g, s), w in zip(r["reach"], r["model_weights"], strict=True))

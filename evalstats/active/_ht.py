@@ -182,9 +182,11 @@ def consistent_bounds(a: np.ndarray, b: np.ndarray) -> list[tuple[float, float]]
     the labels do not contradict, for the interval to hold.
 
     ``G = 1`` forces ``a_i = b_i`` on every item (no error for accuracy, no false positive
-    for precision, no false negative for recall), so a sample without a labeled
-    ``a_i < b_i`` has probability 1 under ``G = 1``: a level-α test of ``G = 1`` cannot
-    reject it, and the interval (the values no such test rejects) holds 1; likewise 0.
+    for precision, no false negative for recall), so under ``G = 1`` every sample looks
+    like this one: a test that rejects ``G = 1`` here can only do so on which items
+    happened to be drawn, not on evidence against it. The interval holds 1 (likewise 0),
+    as exact intervals do (Clopper–Pearson for ``n`` successes in ``n`` trials reaches 1);
+    a conservative choice, applied to every model's measures (``measures()``).
     The design interval did not: a perfect classifier's accuracy, no error in 500
     labels, got ``[0.838, 0.9999999]`` from models that expect a few errors (coverage
     0.910 of 200 seeds, ``benchmarks/active_boundary_coverage.py``; now 1.000)."""
