@@ -417,17 +417,8 @@ def prevalence_sample_size(prevalence: float, half_width: float, delta: float,
 def _exact_prevalence_size(p: float, h: float, delta: float, n_pool: int | None) -> int:
     from statsmodels.stats.proportion import proportion_confint
 
-    def ok(m: int) -> bool:
-        if n_pool is not None:
-            pos = int(round(p * n_pool))
-            d = Discrete("hypergeom", np.array([n_pool]), np.array([pos]), np.array([m]))
-            q = discrete_ppf(d, np.array([delta / 2, 1 - delta / 2]), m * pos / n_pool)
-            lo, hi = q[0] / m, q[1] / m
-            return max(p - lo, hi - p) <= h
-        lo, hi = proportion_confint(int(round(p * m)), m, alpha=delta, method="beta")
-        return max(p - lo, hi - p) <= h
-
     def ok_all(ms: np.ndarray) -> np.ndarray:
+        """Whether the central 1 − δ interval of ε̂ from each size in ``ms`` is within h."""
         if n_pool is not None:
             pos = int(round(p * n_pool))
             d = Discrete("hypergeom", np.full(ms.shape, n_pool), np.full(ms.shape, pos), ms)
@@ -436,6 +427,9 @@ def _exact_prevalence_size(p: float, h: float, delta: float, n_pool: int | None)
         else:
             lo, hi = proportion_confint(np.rint(p * ms), ms, alpha=delta, method="beta")
         return np.maximum(p - lo, hi - p) <= h
+
+    def ok(m: int) -> bool:
+        return bool(ok_all(np.array([m]))[0])
 
     hi_m = max(8, int(np.ceil(np.log(2 / delta) / (2 * h * h))) + 1)  # Hoeffding size
     if n_pool is not None:
