@@ -157,6 +157,16 @@ def plain_value(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
+TEXT_REMEDY = "Convert the column to numbers first (e.g. `pd.to_numeric`)."
+
+
+def is_text(arr: np.ndarray) -> bool:
+    """Whether an array holds text: a string dtype, or objects among whose first 10,000
+    any is a ``str``/``bytes`` (a column read as text is a data error, not numbers)."""
+    return arr.dtype.kind in "US" or (arr.dtype.kind == "O" and any(
+        isinstance(v, str | bytes) for v in arr.ravel()[:10_000]))
+
+
 def check_array(x: Any, name: str, *, ndim: int | Sequence[int] = 1, finite: bool = True,
                 dtype: Any = float, min_len: int = 1) -> np.ndarray:
     """Convert to a numpy array of ``dtype`` and check dimensions and finiteness; text is
@@ -168,10 +178,9 @@ def check_array(x: Any, name: str, *, ndim: int | Sequence[int] = 1, finite: boo
             raw = np.asarray(x)
         except (TypeError, ValueError):
             raw = None                  # ragged input: reported by the conversion below
-        if raw is not None and (raw.dtype.kind in "US" or (raw.dtype.kind == "O" and any(
-                isinstance(v, str | bytes) for v in raw.ravel()[:10_000]))):
+        if raw is not None and is_text(raw):
             raise fail(name, "array-like of numbers", got="text (strings)", exc=TypeError,
-                       remedy="Convert the column to numbers first (e.g. `pd.to_numeric`).")
+                       remedy=TEXT_REMEDY)
     try:                                # numbers converted once (objects as numpy would)
         arr = (raw.astype(dtype, copy=False) if raw is not None and raw.dtype.kind in "biuf"
                else np.asarray(x, dtype=dtype))
@@ -221,10 +230,9 @@ def check_binary_labels(y: Any, name: str) -> np.ndarray:
         raise fail(name, "1-dimensional", got=f"shape {arr.shape}")
     if arr.dtype == bool:
         return arr.astype(int)
-    if arr.dtype.kind in "USa" or (arr.dtype.kind == "O" and any(
-            isinstance(v, str | bytes) for v in arr[:10_000])):
+    if is_text(arr):
         raise fail(name, "binary labels coded 0/1", got="text (strings)", exc=TypeError,
-                   remedy="Convert the column to numbers first (e.g. `pd.to_numeric`).")
+                   remedy=TEXT_REMEDY)
     try:
         num = arr.astype(float)
     except (TypeError, ValueError):

@@ -194,12 +194,8 @@ class ActiveEstimate(EvalResult):
         for m, model in enumerate(self.model_names):
             for spec in self.specs:
                 r = self.sample.estimate(spec, m)
-                lo, hi = interval(r.get("design_estimate", r["estimate"]), r["std_error"],
-                                  bounded=spec.kind != "squared",
-                                  level=level, method=self.interval_method, n_eff=r["n_eff"],
-                                  ess=r["ess"], df=self.df, vacuous=r.get("vacuous", False),
-                                  se_low=r.get("se_low"), se_high=r.get("se_high"),
-                                  reach=held_points(r))
+                lo, hi = interval_of(r, bounded=spec.kind != "squared", level=level,
+                                     method=self.interval_method, df=self.df)
                 term = spec.name if m == 0 else f"{model}:{spec.name}"
                 rows.append(dict(term=term, estimate=r["estimate"], std_error=r["std_error"],
                                  conf_low=lo, conf_high=hi, confidence_level=level,
@@ -218,12 +214,8 @@ class ActiveEstimate(EvalResult):
             rows = []
             for k in range(1, len(self.sample.batches) + 1):
                 r = self.sample.estimate(self.specs[0], 0, n_batches=k)
-                lo, hi = interval(r.get("design_estimate", r["estimate"]), r["std_error"],
-                                  bounded=self.bounded, level=self.confidence_level,
-                                  method=self.interval_method,
-                                  n_eff=r["n_eff"], ess=r["ess"],
-                                  vacuous=r.get("vacuous", False), se_low=r.get("se_low"),
-                                  se_high=r.get("se_high"), reach=held_points(r))
+                lo, hi = interval_of(r, bounded=self.bounded, level=self.confidence_level,
+                                     method=self.interval_method)
                 rows.append(dict(n_draws=int((self.sample.item_batch < k).sum()),
                                  n_labels=int((self.sample.item_batch < k).sum()),
                                  estimate=r["estimate"], conf_low=lo, conf_high=hi))
@@ -319,10 +311,17 @@ class ActiveEstimate(EvalResult):
 SIDED_NOTE_RATIO = 1.25
 
 
-def held_points(r: dict[str, Any]) -> tuple:
-    """What the interval of an estimate dict ``r`` must hold besides its own limits: the
-    models' reach (rare-event regime) and the boundaries no labeled item contradicts."""
-    return tuple(r.get("reach", ())) + tuple(r.get("held", ()))
+def interval_of(r: dict[str, Any], *, bounded: bool, level: float, method: str,
+                df: float | None = None, held: bool = True) -> ConfidenceInterval:
+    """The interval of an estimate dict ``r`` (:meth:`DesignSample.estimate` or
+    :meth:`LabeledSample.estimate`): centred on the design estimate, holding the models'
+    reach (rare-event regime) and, with ``held``, the boundaries no labeled item
+    contradicts."""
+    reach = tuple(r.get("reach", ())) + (tuple(r.get("held", ())) if held else ())
+    return interval(r.get("design_estimate", r["estimate"]), r["std_error"],
+                    bounded=bounded, level=level, method=method, n_eff=r["n_eff"],
+                    ess=r.get("ess", float("nan")), df=df, vacuous=r.get("vacuous", False),
+                    se_low=r.get("se_low"), se_high=r.get("se_high"), reach=reach)
 
 
 def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[str],
@@ -403,10 +402,7 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                    f"labels enter these measures.")
     lo_se, hi_se = r.get("se_low", float("nan")), r.get("se_high", float("nan"))
     if r["defined"] and r.get("held"):
-        inner = interval(r.get("design_estimate", r["estimate"]), r["std_error"],
-                         bounded=bounded, level=level, method="wilson", n_eff=r["n_eff"],
-                         se_low=r.get("se_low"), se_high=r.get("se_high"),
-                         reach=r.get("reach", ()))
+        inner = interval_of(r, bounded=bounded, level=level, method="wilson", held=False)
         moved = [f"{spec.name} = {v:g}" for v, _ in r["held"] if not inner.low <= v <= inner.high]
         if moved:
             notes.add(f"No labeled item contradicts {' or '.join(moved)} (e.g. no error among "
