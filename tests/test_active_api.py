@@ -510,6 +510,37 @@ def test_estimate_next_to_the_boundary_gets_the_boundary_interval():
     assert (mid.low, mid.high) == pytest.approx((w.low, w.high))
 
 
+def test_floor_dominated_estimate_within_one_se_of_zero_gets_the_boundary_rule():
+    """tweets_rare, 500 labels: F1 0.0024 with s.e. 0.0114 (a variance floor) and n_eff 400.
+    The Wilson interval at n* = p(1-p)/se² = 18.4 reaches z²/(n* + z²) ≈ 0.175 — the
+    hypothesis of ~230 true positives among 2,440 predicted positives after finding 1 in
+    ~440 labeled ones. Within one s.e. of 0 with n* < n_eff it now gets the boundary rule:
+    the hull of Wilson at n_eff and the Wald limits (closed forms written out here)."""
+    from evalstats.active._intervals import interval
+
+    z = 1.959963984540054
+    p, se, n_eff = 0.0024, 0.0114, 400.0
+    ci = interval(p, se, bounded=True, level=0.95, method="wilson", n_eff=n_eff)
+    # Wilson at n_eff, by hand: (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
+    c = z * z / n_eff
+    w_hi = (p + c / 2 + z * np.sqrt(p * (1 - p) / n_eff + c / (4 * n_eff))) / (1 + c)
+    assert ci.low == 0.0                                    # Wald lower limit p - z·se < 0
+    assert ci.high == pytest.approx(max(w_hi, p + z * se), rel=1e-12)
+    assert ci.high == pytest.approx(0.0247, abs=1e-4)       # was 0.175 (Wilson at n* = 18.4)
+    # a binomial-like s.e. (1 event in 100 simple random labels: n* = n_eff) keeps Wilson
+    se_b = np.sqrt(0.01 * 0.99 / 100)
+    kept = interval(0.01, se_b, bounded=True, level=0.95, method="wilson", n_eff=100.0 + 1e-9)
+    c = z * z / 100
+    w_hi = (0.01 + c / 2 + z * np.sqrt(0.01 * 0.99 / 100 + c / 400)) / (1 + c)
+    assert kept.high == pytest.approx(w_hi, rel=1e-9) and kept.high > 0.01 + z * se_b
+    # one s.e. or more from the boundary: Wilson at n* as before
+    far = interval(0.03, 0.011, bounded=True, level=0.95, method="wilson", n_eff=n_eff)
+    n_star = 0.03 * 0.97 / 0.011 ** 2
+    c = z * z / n_star
+    w_hi = (0.03 + c / 2 + z * np.sqrt(0.03 * 0.97 / n_star + c / (4 * n_star))) / (1 + c)
+    assert far.high == pytest.approx(w_hi, rel=1e-12)
+
+
 def test_with_replacement_census_is_exact():
     """Every item of a 10-item pool labeled with the with-replacement design: the pool's
     own F1 (exact enumeration: 2·4/(2·4 + 1 + 2) = 0.7273), zero width, in the evaluator
