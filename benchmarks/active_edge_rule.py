@@ -1,20 +1,21 @@
-"""Intervals of the default active estimate within one standard error of 0 or 1.
+"""Intervals of the default active estimate: the variance split into labels and floor.
 
 The default (``design="pps"``, adaptive) is run on the benchmark pools; each repetition
 records, at 200 / 500 / 1000 labels and for every measure, the estimate dict the interval
 is built from (:meth:`evalstats.active._ht.DesignSample.estimate`). From those dicts the
-script computes the package's interval and the interval of the previous rule (Wilson at
-``n* = Ĝ(1 − Ĝ)/SE²`` wherever the estimate was interior, before the boundary rule was
-extended to estimates within one s.e. of 0 or 1 with ``n* < n_eff``; see
-:mod:`evalstats.active._intervals`), and reports coverage (binomial SE) and mean width of
-both per (pool, measure, labels), and the share of intervals that changed. The estimates
+script computes the package's interval (each Wilson limit with the side's variance split
+into the labeled items' binomial part and the variance floor, see
+:mod:`evalstats.active._intervals`) and the interval of the previous rule (Wilson at
+``n* = Ĝ(1 − Ĝ)/SE²`` of the whole s.e. wherever the estimate is interior), and reports
+coverage (binomial SE) and mean width of both per (pool, measure, labels), and the share
+of intervals that changed. The estimates
 are the same under both rules.
 
-    python benchmarks/active_edge_rule.py --reps 200 --seed 51            # ~25 min, 2 cores
+    python benchmarks/active_edge_rule.py --reps 200 --seed 51            # ~50 min, 1 core
     python benchmarks/active_edge_rule.py --raw benchmarks/results/active_edge_rule_raw.csv.gz
 
-Writes ``results/active_edge_rule.csv`` (the table) and, after a run,
-``results/active_edge_rule_raw.csv.gz`` (one row per estimate dict).
+Writes ``results/active_edge_rule.csv`` (the table; ``--out``) and, after a run, the
+estimate dicts next to it (``<out>_raw.csv.gz``, one row per dict).
 """
 
 from __future__ import annotations
@@ -28,10 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalstats._result import critical_value
 from evalstats.active import ActiveEvaluator
 from evalstats.active._estimators import interval_of
-from evalstats.active._intervals import wilson
 
 RESULTS = Path(__file__).resolve().parent / "results"
 POOLS = ("sim_calibrated,sim_overconfident,sim_rare,er_abt_buy,er_abt_buy_rare,tweets100k,"
@@ -59,6 +58,7 @@ def collect(pools: dict, reps: int, seed: int) -> pd.DataFrame:
                         pool=name, rep=rep, budget=b, measure=spec.name, truth=tr[spec.name],
                         estimate=r["estimate"], design_estimate=r.get("design_estimate"),
                         se=r["std_error"], se_low=r.get("se_low"), se_high=r.get("se_high"),
+                        se_labels=r.get("se_labels"),
                         n_eff=r.get("n_eff"), ess=r.get("ess"), vacuous=r.get("vacuous", False),
                         reach=json.dumps(list(r.get("reach", ()))),
                         held=json.dumps(list(r.get("held", ())))))
@@ -68,33 +68,16 @@ def collect(pools: dict, reps: int, seed: int) -> pd.DataFrame:
 
 def _as_dict(r) -> dict:
     return dict(estimate=r.estimate, design_estimate=r.design_estimate, std_error=r.se,
-                se_low=r.se_low, se_high=r.se_high, n_eff=r.n_eff, ess=r.ess,
+                se_low=r.se_low, se_high=r.se_high, se_labels=r.se_labels, n_eff=r.n_eff, ess=r.ess,
                 vacuous=bool(r.vacuous), reach=[tuple(x) for x in json.loads(r.reach)],
                 held=[tuple(x) for x in json.loads(r.held)])
 
 
-def previous_interval(d: dict, current: tuple[float, float]) -> tuple[float, float]:
-    """The interval before the extension: where the new clause alone made the estimate
-    near-edge, Wilson at ``n*`` of each side (then the models' reach and held bounds)."""
-    g, se = d["design_estimate"], d["std_error"]
-    s_lo, s_hi = d["se_low"], d["se_high"]
-    s_lo = se if not np.isfinite(s_lo) else s_lo
-    s_hi = se if not np.isfinite(s_hi) else s_hi
-    if not (np.isfinite(g) and 0 < g < 1 and np.isfinite(se) and se > 0):
-        return current
-    n_eff, spread, s_max = d["n_eff"], g * (1 - g), max(s_lo, s_hi)
-    r = 1.0 / n_eff if np.isfinite(n_eff) and n_eff > 1 else 0.0
-    old_edge = spread < r * (1 - r) and spread < 10.0 * s_max ** 2
-    new_clause = min(g, 1 - g) < s_max and spread < n_eff * s_max ** 2
-    if old_edge or not new_clause:
-        return current
-    z = critical_value(0.95)
-    lo = wilson(g, spread / s_lo ** 2, z).low
-    hi = wilson(g, spread / s_hi ** 2, z).high
-    ext = list(d["reach"]) + list(d["held"])
-    lo = min([lo] + [a - z * s for a, s in ext])
-    hi = max([hi] + [a + z * s for a, s in ext])
-    return max(lo, 0.0), min(hi, 1.0)
+def previous_interval(d: dict) -> tuple[float, float]:
+    """The interval before the split: Wilson at ``n*`` of each side's whole s.e. (then the
+    models' reach and held bounds), i.e. the package's interval without ``se_labels``."""
+    return tuple(interval_of(dict(d, se_labels=None), bounded=True, level=0.95,
+                             method="wilson"))
 
 
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
@@ -102,7 +85,7 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     for r in raw.itertuples():
         d = _as_dict(r)
         cur = tuple(interval_of(d, bounded=True, level=0.95, method="wilson"))
-        prev = previous_interval(d, cur)
+        prev = previous_interval(d)
         rows.append(dict(pool=r.pool, budget=r.budget, measure=r.measure,
                          cover=cur[0] <= r.truth <= cur[1], width=cur[1] - cur[0],
                          cover_prev=prev[0] <= r.truth <= prev[1], width_prev=prev[1] - prev[0],
@@ -132,7 +115,7 @@ def main() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             raw = collect(load_pools(a.pools.split(",")), a.reps, a.seed)
-        raw.to_csv(RESULTS / "active_edge_rule_raw.csv.gz", index=False)
+        raw.to_csv(a.out.removesuffix(".csv") + "_raw.csv.gz", index=False)
     t = summarise(raw)
     t.to_csv(a.out, index=False)
     pd.set_option("display.width", 200)

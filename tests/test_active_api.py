@@ -510,35 +510,81 @@ def test_estimate_next_to_the_boundary_gets_the_boundary_interval():
     assert (mid.low, mid.high) == pytest.approx((w.low, w.high))
 
 
-def test_floor_dominated_estimate_within_one_se_of_zero_gets_the_boundary_rule():
-    """tweets_rare, 500 labels: F1 0.0024 with s.e. 0.0114 (a variance floor) and n_eff 400.
-    The Wilson interval at n* = p(1-p)/se² = 18.4 reaches z²/(n* + z²) ≈ 0.175 — the
-    hypothesis of ~230 true positives among 2,440 predicted positives after finding 1 in
-    ~440 labeled ones. Within one s.e. of 0 with n* < n_eff it now gets the boundary rule:
-    the hull of Wilson at n_eff and the Wald limits (closed forms written out here)."""
+def _wilson_by_hand(p, n, z=1.959963984540054):
+    c = z * z / n
+    half = z * np.sqrt(p * (1 - p) / n + c / (4 * n))
+    return ((p + c / 2 - half) / (1 + c), (p + c / 2 + half) / (1 + c))
+
+
+def test_floor_dominated_estimate_within_half_an_se_of_zero_gets_the_boundary_rule():
+    """tweets_rare, 500 labels: F1 0.0024 with s.e. 0.0114 and n_eff 400; the labels' own
+    s.e. 0.00245 (the binomial one at n_eff), so the variance floor is 95 % of the upper
+    side's variance. The Wilson interval at n* = p(1-p)/se² = 18.4 reaches z²/(n* + z²) ≈
+    0.176 — ~230 true positives among 2,440 predicted positives after finding 1 in ~440
+    labeled ones. Within half an s.e. of 0 with the floor ≥ 95 % of the variance it gets
+    the boundary rule: the hull of Wilson at n_eff and the Wald limits (closed forms here)."""
     from evalstats.active._intervals import interval
 
     z = 1.959963984540054
+    kw = dict(bounded=True, level=0.95, method="wilson")
     p, se, n_eff = 0.0024, 0.0114, 400.0
-    ci = interval(p, se, bounded=True, level=0.95, method="wilson", n_eff=n_eff)
-    # Wilson at n_eff, by hand: (p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
-    c = z * z / n_eff
-    w_hi = (p + c / 2 + z * np.sqrt(p * (1 - p) / n_eff + c / (4 * n_eff))) / (1 + c)
+    ci = interval(p, se, n_eff=n_eff, se_labels=0.00245, **kw)
     assert ci.low == 0.0                                    # Wald lower limit p - z·se < 0
-    assert ci.high == pytest.approx(max(w_hi, p + z * se), rel=1e-12)
-    assert ci.high == pytest.approx(0.0247, abs=1e-4)       # was 0.175 (Wilson at n* = 18.4)
-    # a binomial-like s.e. (1 event in 100 simple random labels: n* = n_eff) keeps Wilson
-    se_b = np.sqrt(0.01 * 0.99 / 100)
-    kept = interval(0.01, se_b, bounded=True, level=0.95, method="wilson", n_eff=100.0 + 1e-9)
-    c = z * z / 100
-    w_hi = (0.01 + c / 2 + z * np.sqrt(0.01 * 0.99 / 100 + c / 400)) / (1 + c)
-    assert kept.high == pytest.approx(w_hi, rel=1e-9) and kept.high > 0.01 + z * se_b
-    # one s.e. or more from the boundary: Wilson at n* as before
-    far = interval(0.03, 0.011, bounded=True, level=0.95, method="wilson", n_eff=n_eff)
-    n_star = 0.03 * 0.97 / 0.011 ** 2
-    c = z * z / n_star
-    w_hi = (0.03 + c / 2 + z * np.sqrt(0.03 * 0.97 / n_star + c / (4 * n_star))) / (1 + c)
-    assert far.high == pytest.approx(w_hi, rel=1e-12)
+    assert ci.high == pytest.approx(max(_wilson_by_hand(p, n_eff)[1], p + z * se), rel=1e-12)
+    assert ci.high == pytest.approx(0.0247, abs=1e-4)
+    # without the labels' s.e. (with-replacement samples, old tables): Wilson at n*
+    plain = interval(p, se, n_eff=n_eff, **kw)
+    assert plain.high == pytest.approx(_wilson_by_hand(p, p * (1 - p) / se ** 2)[1], rel=1e-12)
+    assert plain.high == pytest.approx(0.1765, abs=1e-4)
+    # a review's case (passive 100 labels, 2,000 items): accuracy 0.980 with s.e. 0.023 of
+    # which the floor is 65 %, truth 0.921: Wilson at n* of each side [0.872, 0.997] covers
+    # it; the boundary rule ([0.935, 1]) would not, and the floor is too small to apply it
+    acc = interval(0.9801, 0.0231, n_eff=105.26, se_low=0.0231, se_high=0.0226,
+                   se_labels=0.0137, **kw)
+    assert acc.low == pytest.approx(_wilson_by_hand(0.9801, 0.9801 * 0.0199 / 0.0231 ** 2)[0],
+                                    rel=1e-12)
+    assert acc.high == pytest.approx(_wilson_by_hand(0.9801, 0.9801 * 0.0199 / 0.0226 ** 2)[1],
+                                     rel=1e-12)
+    assert acc.low == pytest.approx(0.8717, abs=1e-4)
+
+
+def test_floor_weight_blends_the_boundary_rule_in():
+    """Between half an s.e. and one s.e. from 0, and between a floor share of 0.85 and
+    0.95, each limit is the weighted mean ``w·boundary + (1 − w)·Wilson at n*`` with
+    ``w = clip(2 − 2·est/se, 0, 1)·clip((φ − 0.85)/0.1, 0, 1)`` (closed forms here)."""
+    from evalstats.active._intervals import interval
+
+    z = 1.959963984540054
+    kw = dict(bounded=True, level=0.95, method="wilson")
+    se, n_eff = 0.02, 400.0
+    for est, s_l, w in ((0.015, 0.0, 0.5), (0.008, se * np.sqrt(0.1), 0.5),
+                        (0.015, se * np.sqrt(0.1), 0.25), (0.02, 0.0, 0.0), (0.004, 0.0, 1.0)):
+        ci = interval(est, se, n_eff=n_eff, se_labels=s_l, **kw)
+        wil = _wilson_by_hand(est, est * (1 - est) / se ** 2)
+        wb = _wilson_by_hand(est, n_eff)
+        bound = (min(wb[0], max(est - z * se, 0.0)), max(wb[1], est + z * se))
+        assert tuple(ci) == pytest.approx((w * bound[0] + (1 - w) * wil[0],
+                                           w * bound[1] + (1 - w) * wil[1]), rel=1e-9, abs=1e-15)
+
+
+def test_floor_rule_is_continuous_in_the_estimate_and_the_floor_share():
+    """No threshold jumps: on fine grids of the estimate (across half and one s.e. from 0
+    or 1) and of the labels' s.e. (across floor shares 0.85 and 0.95) neighbouring limits
+    differ by little, and every interval holds its estimate. (The replaced rule jumped at
+    est = s.e.: upper limit 0.062 -> 0.034 at s.e. 0.0114, n_eff 400.)"""
+    from evalstats.active._intervals import interval
+
+    kw = dict(bounded=True, level=0.95, method="wilson", n_eff=400.0)
+    se = 0.0114
+    for centre in (0.0, 1.0):
+        ests = np.abs(centre - np.linspace(1e-4, 2 * se, 2000))
+        lims = np.array([tuple(interval(e, se, se_labels=0.001, **kw)) for e in ests])
+        assert np.max(np.abs(np.diff(lims, axis=0))) < 0.002
+        assert np.all((lims[:, 0] <= ests) & (ests <= lims[:, 1]))
+    s_ls = np.linspace(0.0, se, 2000)
+    lims = np.array([tuple(interval(0.004, se, se_labels=s, **kw)) for s in s_ls])
+    assert np.max(np.abs(np.diff(lims, axis=0))) < 0.002
+    assert lims[0, 1] < lims[-1, 1] / 3                     # floor-only vs no floor
 
 
 def test_with_replacement_census_is_exact():
@@ -605,3 +651,27 @@ def test_a_two_column_probability_matrix_is_a_binary_pool():
         one = active_evaluate(p, lambda i: y[i], 100, "f1", rng=1)
     assert two.design == one.design == "pps"
     assert two.estimate == one.estimate and two.conf_int() == one.conf_int()
+
+
+def test_with_replacement_ratio_stays_within_its_losses():
+    """A weighted mean of losses that are all 1 is exactly 1: ``np.dot(vw, 1)/Σvw`` gave
+    1 + 2e-16 on these 28 weights (an estimate outside its own interval [., 1.0], seen by
+    a review in 34 with-replacement intervals)."""
+    from evalstats.active._labeled_sample import ratio_estimate
+
+    vw = np.array([0.00789154623705146, 79.91963797161148, 3.2228672473983178,
+                   0.7966391827460546, 225.32844187566513, 0.0003623079504845691,
+                   0.0041744811220437985, 0.05414099836301646, 112.61366554055718,
+                   0.00040694780063930616, 0.0003006901069229073, 0.744380726347399,
+                   0.000851875912234257, 0.013893167912019756, 7.037857692667978,
+                   0.08211030883946388, 0.09818283228717939, 8.437905623687268,
+                   424.10648544401283, 0.0009796887085096566, 0.09739844048523552,
+                   503.67697920057896, 0.07534465385839052, 9.138376676731628,
+                   0.04761470719687531, 86.3786241097085, 7.015685660618728,
+                   293.92425597455764])
+    ones = np.ones(vw.size)
+    assert np.dot(vw, ones) / vw.sum() > 1.0            # the rounding this guards against
+    r = ratio_estimate(vw, ones, ones)
+    assert r["estimate"] == 1.0 and r["zero_width"]
+    r = ratio_estimate(vw, ones, np.r_[0.25, ones[1:]])
+    assert 0.25 <= r["estimate"] <= 1.0

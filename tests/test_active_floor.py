@@ -304,8 +304,9 @@ def test_interval_sides_use_their_own_standard_errors():
 
 
 def test_result_reports_both_sides_and_its_interval_uses_them():
-    """``glance()`` carries ``std_error_low``/``std_error_high`` (each ≤ ``std_error``), and
-    ``conf_int()`` is the Wilson interval with each side at its own standard error."""
+    """``glance()`` carries ``std_error_low``/``std_error_high`` (each ≤ ``std_error``) and
+    ``std_error_labels`` (≤ each side), and ``conf_int()`` is the Wilson interval with each
+    side at its own standard error (an estimate away from 0 and 1: no floor weight)."""
     import evalstats as es
 
     sim = es.datasets.load("sim_pool")
@@ -317,9 +318,19 @@ def test_result_reports_both_sides_and_its_interval_uses_them():
     g = res.glance().iloc[0]
     assert g["std_error_low"] <= res.std_error + 1e-15
     assert g["std_error_high"] <= res.std_error + 1e-15
-    expect = interval(res.estimate, res.std_error, bounded=True, level=0.95, method="wilson",
-                      n_eff=res.n_eff, se_low=g["std_error_low"], se_high=g["std_error_high"])
+    s_l = g["std_error_labels"]
+    assert 0 < s_l <= min(g["std_error_low"], g["std_error_high"]) + 1e-15
+    expect = interval(res.design_estimate, res.std_error, bounded=True, level=0.95,
+                      method="wilson", n_eff=res.n_eff, se_low=g["std_error_low"],
+                      se_high=g["std_error_high"], se_labels=s_l)
     assert tuple(res.conf_int()) == pytest.approx(tuple(expect), rel=1e-12)
+    est = res.design_estimate
+    for lim, side, k in ((expect.low, g["std_error_low"], 0),
+                         (expect.high, g["std_error_high"], 1)):
+        n_star = est * (1 - est) / side ** 2            # Wilson at n*, by hand
+        c = Z95 ** 2 / n_star
+        half = Z95 * np.sqrt(est * (1 - est) / n_star + c / (4 * n_star))
+        assert lim == pytest.approx((est + c / 2 + (2 * k - 1) * half) / (1 + c), rel=1e-12)
     assert tuple(res.conf_int()) != pytest.approx(tuple(interval(
         res.estimate, res.std_error, bounded=True, level=0.95, method="wilson",
         n_eff=res.n_eff)), rel=1e-6)          # this sample's sides differ

@@ -88,6 +88,11 @@ class ActiveEstimate(EvalResult):
         anticipated error has skewness above ``RARE_SKEW``) that group has no floor, and
         the interval instead holds ``model_reach`` (see :mod:`evalstats.active._ht`). NaN:
         both sides use ``std_error``.
+    std_error_labels : float
+        Without-replacement design: the standard error from the labeled items alone (no
+        variance floor). An estimate within one s.e. of 0 or 1 whose s.e. is mostly the
+        floor is treated as on the boundary (:func:`evalstats.active._intervals.floor_weight`).
+        NaN: unknown (with-replacement design, tables written before it existed).
     model_reach : tuple of (float, float)
         Without-replacement design in the rare-event regime: ``(G̃, σ)`` per predictive
         model of the never-labeled items — the measure with their labels replaced by the
@@ -132,6 +137,7 @@ class ActiveEstimate(EvalResult):
     vacuous: bool = False
     std_error_low: float = float("nan")
     std_error_high: float = float("nan")
+    std_error_labels: float = float("nan")
     model_reach: tuple = ()
     design_estimate: float = float("nan")
     bounds_held: tuple = ()
@@ -151,7 +157,7 @@ class ActiveEstimate(EvalResult):
         return interval(centre, self.std_error, bounded=self.bounded, level=level,
                         method=method, n_eff=self.n_eff, ess=self.ess, df=self.df,
                         vacuous=self.vacuous, se_low=self.std_error_low,
-                        se_high=self.std_error_high,
+                        se_high=self.std_error_high, se_labels=self.std_error_labels,
                         reach=self.model_reach + self.bounds_held)
 
     def _title(self) -> str:
@@ -175,7 +181,8 @@ class ActiveEstimate(EvalResult):
         return dict(n_labels=self.n_labels, n_draws=self.n_draws, ess=self.ess,
                     max_weight_share=self.max_weight_share, proposal=self.proposal_kind,
                     epsilon=self.epsilon, defined=self.defined, zero_width=self.zero_width,
-                    std_error_low=self.std_error_low, std_error_high=self.std_error_high)
+                    std_error_low=self.std_error_low, std_error_high=self.std_error_high,
+                    std_error_labels=self.std_error_labels)
 
     def _extra_tables(self) -> list[tuple[str, pd.DataFrame]]:
         table = self.measures()
@@ -321,7 +328,8 @@ def interval_of(r: dict[str, Any], *, bounded: bool, level: float, method: str,
     return interval(r.get("design_estimate", r["estimate"]), r["std_error"],
                     bounded=bounded, level=level, method=method, n_eff=r["n_eff"],
                     ess=r.get("ess", float("nan")), df=df, vacuous=r.get("vacuous", False),
-                    se_low=r.get("se_low"), se_high=r.get("se_high"), reach=reach)
+                    se_low=r.get("se_low"), se_high=r.get("se_high"),
+                    se_labels=r.get("se_labels"), reach=reach)
 
 
 def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[str],
@@ -453,6 +461,7 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         vacuous=bool(r.get("vacuous", False)),
         std_error_low=float(r.get("se_low", float("nan"))),
         std_error_high=float(r.get("se_high", float("nan"))),
+        std_error_labels=float(r.get("se_labels", float("nan"))),
         model_reach=tuple(tuple(float(v) for v in pair) for pair in r.get("reach", ())),
         bounds_held=tuple(tuple(float(v) for v in pair) for pair in r.get("held", ())),
         design_estimate=float(r.get("design_estimate", float("nan"))),

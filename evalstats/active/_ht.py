@@ -325,7 +325,7 @@ class DesignSample:
             g = 0.0
         elif g > 1.0 - BOUNDARY_TOL:
             g = 1.0
-        var = var_bern = 0.0
+        var = var_bern = var_labels = 0.0
         reach_ok = bool(self.batches[k_used - 1].get("never"))
         model_groups: set[str] = set()      # the models' prediction is the estimate
         var_side = {-1: 0.0, 1: 0.0}        # the interval's lower / upper side
@@ -362,12 +362,14 @@ class DesignSample:
             for sd in (-1, 1):
                 var_side[sd] += lam[k] ** 2 * max(v_k, floor[sd])
             var += lam[k] ** 2 * max(v_k, floor[0])
+            var_labels += lam[k] ** 2 * v_k
             var_bern += lam[k] ** 2 * float(np.sum((1.0 - pi) * (b_true[ins] / pi) ** 2))
             wb = lam[k] * b_true[ins] * (pi < 1) / pi
             wsum, w2sum = wsum + wb.sum(), w2sum + (wb ** 2).sum()
             wmax = max(wmax, float(wb.max()) if wb.size else 0.0)
         se = float(np.sqrt(max(var, 0.0)) / b_hat)
         se_low, se_high = (float(np.sqrt(max(var_side[sd], 0.0)) / b_hat) for sd in (-1, 1))
+        se_labels = float(np.sqrt(max(var_labels, 0.0)) / b_hat)   # without the floors
         reach = model_reach(self, spec, model, k_used, a_hat, b_hat, delta,
                             m) if model_groups else []
         g_model, weights = g, ()
@@ -381,7 +383,8 @@ class DesignSample:
         held = (consistent_bounds(a_true[used], b_true[used]) if spec.kind != "squared"
                 else [])
         return dict(out, estimate=g_model, design_estimate=g, model_weights=weights,
-                    std_error=se, se_low=se_low, se_high=se_high, held=held,
+                    std_error=se, se_low=se_low, se_high=se_high, se_labels=se_labels,
+                    held=held,
                     reach=[(gt, sigma) for gt, sigma, _ in reach],
                     defined=True, zero_width=se == 0.0,
                     n_eff=float(n_eff), ess=wsum ** 2 / w2sum if w2sum > 0 else float("inf"),

@@ -29,22 +29,29 @@ not, and the Wilson interval at such an ``n*`` is nearly [0, 1] (precision 0.999
 SE 0.012 got [0.04, 1], the same pool with ``Ĝ = 1`` exactly [0.96, 1]; a perfect
 classifier's accuracy 0.99992 got an upper limit below 1).
 
-An estimate *within one standard error* of 0 or 1 (``min(Ĝ, 1 − Ĝ) < SE``: fewer than one
-effective event, ``n*·min(Ĝ, 1 − Ĝ) < 1``) whose ``n*`` is below the design's ``n_eff``
-gets the same boundary rule. ``n* < n_eff`` says the standard error is larger than the
-design's Bernoulli labels at ``Ĝ`` give — the excess is the variance floor, the
-anticipated variance of events the sample has not seen, which does not scale with ``Ĝ``
-as a binomial variance does — and there the Wilson limit ``≈ z²·SE²/Ĝ`` grows without
-bound as ``Ĝ → 0``. On ``tweets_rare`` (4 true positives among 2,440 predicted
-positives) F1 0.0024 with SE 0.011 from 500 labels (1 true positive among ~440 labeled
-predicted positives) got ``[0.000, 0.175]``; the boundary rule gives ``[0, 0.025]``. Where
-``n* ≥ n_eff`` (a binomial-like s.e., e.g. 1 event in 100 simple random labels) the
-Wilson interval is kept. Measured (``benchmarks/active_edge_rule.py``: 200 runs per pool,
-ten benchmark pools, four measures, 200/500/1000 labels, the same estimates under both
-rules): 8.6 % of the intervals changed; mean width ÷ previous 0.14–1.04 over the 35 cells
-with a change (tweets_rare F1 at 500 labels 0.086 → 0.027, kdd_rare accuracy 0.097 →
-0.013, letter_rare accuracy at 200 0.078 → 0.032); coverage rose in four cells and fell in
-one by one run (sim_rare precision at 200 labels, 0.995 → 0.990).
+**Estimates next to 0 or 1 whose s.e. is a variance floor.** The without-replacement design
+adds to each side's variance a floor for labels the sample has not seen (:mod:`._ht`). That
+part does not scale with ``G(1 − G)`` as a binomial variance does, and the Wilson interval
+at ``n*`` then stretches the far limit to ``≈ z²·SE²/Ĝ``, without bound as ``Ĝ → 0``: on
+``tweets_rare`` (4 true positives among 2,440 predicted positives) F1 0.0024 with SE 0.011
+from 500 labels (1 true positive among ~440 labeled predicted positives) got ``[0.000,
+0.176]``. Such an estimate is treated as on the boundary, with a weight ``w``
+(:func:`floor_weight`): 1 within half an s.e. of 0 or 1, falling to 0 at one s.e., times 1
+where the floor is ≥ 95 % of the far side's variance (``φ = 1 − SE_L²/SE²``, ``SE_L`` the
+s.e. from the labeled items alone), falling to 0 at 85 %; 0 where ``n* ≥ n_eff``. Each limit
+is ``w·(boundary rule) + (1 − w)·(the method's limit)``: continuous, and the interval holds
+its estimate. The tweets_rare case (``SE_L`` 0.0025, the binomial s.e. at ``n_eff`` 400:
+``φ`` 0.95) gets ``[0, 0.025]``. Measured (``benchmarks/active_edge_rule.py``, 200 runs ×
+ten benchmark pools × four measures × 200/500/1000 labels, the same estimates under both
+rules, and a small-sample bed: nine 2,000-item pools, passive and optimal πps, calibrated
+and difference estimators, 30/60/100 labels, 300 runs): no coverage cell changed on either;
+mean width ÷ Wilson at ``n*`` down to 0.14 (kdd_rare accuracy at 500 labels 0.097 → 0.014,
+tweets_rare F1 at 500 0.085 → 0.041). An earlier rule (the boundary rule for any estimate
+within one s.e. with ``n* < n_eff``) narrowed more but also caught ordinary model-assisted
+variance on small samples, where Wilson's skew is right, and lost coverage there (a review:
+accuracy 0.980, SE 0.023 of which 65 % floor, truth 0.921: Wilson [0.872, 0.997], that rule
+[0.932, 1]; worst cell −0.017); so did using the split variance ``F + G(1 − G)/n_L`` in the
+score equation (−0.05 in a cell of the small-sample bed).
 
 Unbounded measures (squared loss) always get the linear t interval.
 """
@@ -66,6 +73,10 @@ INTERVAL_METHODS = ("wilson", "logit", "linear")
 #: as on the boundary (the Wilson interval at ``n* < z²`` is nearly [0, 1])
 NEAR_EDGE_N = 10.0
 
+#: floor share of the far side's variance from which (to which) an estimate within one s.e.
+#: of 0 or 1 starts (ends) being treated as on the boundary (:func:`floor_weight`)
+FLOOR_SHARE = (0.85, 0.95)
+
 #: half-width of the interval of a measure the design has observed exactly (every relevant
 #: item labeled with certainty): only floating-point rounding of the sums is left
 EXACT_TOL = 1e-9
@@ -85,17 +96,38 @@ def wilson(p: float, n: float, z: float) -> ConfidenceInterval:
     return ConfidenceInterval(0.0 if p <= 0 else float(lo), 1.0 if p >= 1 else float(hi))
 
 
+def floor_weight(est: float, s_lo: float, s_hi: float, se_labels: float | None,
+                 n_eff: float) -> float:
+    """How far (0–1) an interior estimate is treated as on the boundary because its s.e. is
+    a variance floor: ``w_d·w_f`` with ``w_d = clip(2 − 2t, 0, 1)``, ``t = min(Ĝ, 1 − Ĝ)/SE``
+    (1 within half an s.e. of 0 or 1, 0 beyond one), and ``w_f = clip((φ − 0.85)/0.1, 0, 1)``,
+    ``φ = 1 − SE_L²/SE_far²`` the floor's share of the variance on the side away from the
+    boundary; 0 where ``n* ≥ n_eff`` (a binomial-like s.e.) or ``SE_L`` is unknown."""
+    s_max = max(s_lo, s_hi)
+    spread = est * (1.0 - est)
+    if (se_labels is None or not np.isfinite(se_labels) or not s_max > 0
+            or not spread < n_eff * s_max ** 2):
+        return 0.0
+    w_d = min(max(2.0 - 2.0 * min(est, 1.0 - est) / s_max, 0.0), 1.0)
+    s_far = s_hi if est < 0.5 else s_lo
+    phi = 1.0 - min(max(float(se_labels), 0.0), s_far) ** 2 / s_far ** 2 if s_far > 0 else 0.0
+    return w_d * min(max((phi - FLOOR_SHARE[0]) / (FLOOR_SHARE[1] - FLOOR_SHARE[0]), 0.0), 1.0)
+
+
 def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
              n_eff: float, ess: float = float("nan"), df: float | None = None,
              vacuous: bool = False, se_low: float | None = None,
-             se_high: float | None = None,
+             se_high: float | None = None, se_labels: float | None = None,
              reach: Sequence[tuple[float, float]] = ()) -> ConfidenceInterval:
     """The interval for ``est`` with standard error ``se`` (see the module docstring).
 
     ``se_low`` / ``se_high`` (default ``se``): the standard errors of the lower and the
     upper side (the without-replacement design puts each prediction group's variance
     floor on the side where labels it has not seen would move the measure); each limit is
-    the one-sided limit of the method at its own standard error.
+    the one-sided limit of the method at its own standard error. ``se_labels``: the
+    standard error from the labeled items alone, without the floors (``None``: unknown);
+    with it an estimate within one s.e. of 0 or 1 whose s.e. is mostly a floor is treated
+    as on the boundary, by the weight :func:`floor_weight` (module docstring).
 
     An undefined bounded estimate whose sample carries no information on it (``vacuous``:
     no labeled item entered its estimated denominator, e.g. recall with no positive seen)
@@ -111,7 +143,8 @@ def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
     regime); the interval is widened to hold each ``G̃ ± z σ`` (normal ``z`` at ``level``).
     """
     ci = _interval(est, se, bounded=bounded, level=level, method=method, n_eff=n_eff,
-                   ess=ess, df=df, vacuous=vacuous, se_low=se_low, se_high=se_high)
+                   ess=ess, df=df, vacuous=vacuous, se_low=se_low, se_high=se_high,
+                   se_labels=se_labels)
     if reach and np.isfinite(ci.low) and np.isfinite(ci.high):
         z = critical_value(level)
         lo = min([ci.low] + [g - z * s for g, s in reach])
@@ -124,7 +157,8 @@ def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
 
 def _interval(est: float, se: float, *, bounded: bool, level: float, method: str,
               n_eff: float, ess: float, df: float | None, vacuous: bool,
-              se_low: float | None, se_high: float | None) -> ConfidenceInterval:
+              se_low: float | None, se_high: float | None,
+              se_labels: float | None) -> ConfidenceInterval:
     """:func:`interval` before the model's reach."""
     if not np.isfinite(est):
         if vacuous and bounded:
@@ -144,23 +178,29 @@ def _interval(est: float, se: float, *, bounded: bool, level: float, method: str
     # 0.99992 got an upper limit below 1)
     r = 1.0 / n_eff if np.isfinite(n_eff) and n_eff > 1.0 else 0.0
     spread = est * (1.0 - est)
-    # within one s.e. of 0 or 1 (fewer than one effective event) with an s.e. larger than
-    # the design's Bernoulli labels give (n* < n_eff: a floor of unseen events), likewise:
-    # there the Wilson limit ≈ z²·SE²/Ĝ grows without bound as Ĝ → 0 (tweets_rare F1 0.0024,
-    # SE 0.011: [0.000, 0.175]; the boundary rule: [0, 0.025])
     s_max = max(s_lo, s_hi)
-    near_edge = ((spread < r * (1.0 - r) and spread < NEAR_EDGE_N * s_max ** 2)
-                 or (min(est, 1.0 - est) < s_max and spread < n_eff * s_max ** 2))
+    near_edge = spread < r * (1.0 - r) and spread < NEAR_EDGE_N * s_max ** 2
     interior = 0.0 < est < 1.0 and np.isfinite(se) and se > 0 and not near_edge
-    if not interior:
+    w = floor_weight(est, s_lo, s_hi, se_labels, n_eff) if interior else 1.0
+    if w > 0.0:
         p = min(max(est, 0.0), 1.0)
         lo, hi = wilson(p, n_eff, critical_value(level))
         if np.isfinite(se) and se > 0:      # a standard error is never ignored
             lo, hi = min(lo, max(p - z * s_lo, 0.0)), max(hi, min(p + z * s_hi, 1.0))
-        return ConfidenceInterval(float(lo), float(hi))
+        if w >= 1.0:
+            return ConfidenceInterval(float(lo), float(hi))
+        inner = _interior(est, s_lo, s_hi, z=z, level=level, method=method, ess=ess, df=df)
+        return ConfidenceInterval(float(w * lo + (1.0 - w) * inner.low),
+                                  float(w * hi + (1.0 - w) * inner.high))
+    return _interior(est, s_lo, s_hi, z=z, level=level, method=method, ess=ess, df=df)
+
+
+def _interior(est: float, s_lo: float, s_hi: float, *, z: float, level: float, method: str,
+              ess: float, df: float | None) -> ConfidenceInterval:
+    """The method's interval of an interior estimate, each side at its own s.e."""
     if method == "wilson":
         def n_star(s: float) -> float:
-            return est * (1.0 - est) / s ** 2 if s > 0 else float("inf")
+            return est * (1.0 - est) / (s * s) if s * s > 0 else float("inf")
         return ConfidenceInterval(wilson(est, n_star(s_lo), z).low,
                                   wilson(est, n_star(s_hi), z).high)
     if method == "logit":

@@ -27,9 +27,10 @@ def ratio_estimate(v: np.ndarray, w: np.ndarray, loss: np.ndarray) -> dict[str, 
     if n == 0 or svw <= 0:
         return dict(out, estimate=float("nan"), std_error=float("nan"), defined=False,
                     zero_width=False, ess=0.0, max_weight_share=float("nan"))
-    g = float(np.dot(vw, loss) / svw)
-    se = float(np.sqrt(np.sum((vw * (loss - g)) ** 2)) / svw)
     pos = vw > 0
+    # a weighted mean lies within its values (rounding gave 1 + 2e-16 for a proportion)
+    g = float(np.clip(np.dot(vw, loss) / svw, loss[pos].min(), loss[pos].max()))
+    se = float(np.sqrt(np.sum((vw * (loss - g)) ** 2)) / svw)
     zero = bool(np.all(loss[pos] == loss[pos][0]))
     return dict(out, estimate=g, std_error=0.0 if zero else se, defined=True, zero_width=zero,
                 ess=svw ** 2 / float(np.sum(vw ** 2)), max_weight_share=float(vw.max() / svw))
