@@ -1,21 +1,28 @@
-"""Intervals of the default active estimate: the variance split into labels and floor.
+"""Intervals of the default active estimate next to 0 or 1: the floor weight vs Wilson at n*.
 
 The default (``design="pps"``, adaptive) is run on the benchmark pools; each repetition
 records, at 200 / 500 / 1000 labels and for every measure, the estimate dict the interval
-is built from (:meth:`evalstats.active._ht.DesignSample.estimate`). From those dicts the
-script computes the package's interval (each Wilson limit with the side's variance split
-into the labeled items' binomial part and the variance floor, see
-:mod:`evalstats.active._intervals`) and the interval of the previous rule (Wilson at
-``n* = Ĝ(1 − Ĝ)/SE²`` of the whole s.e. wherever the estimate is interior), and reports
-coverage (binomial SE) and mean width of both per (pool, measure, labels), and the share
-of intervals that changed. The estimates
-are the same under both rules.
+is built from (:meth:`evalstats.active._ht.DesignSample.estimate`). ``--bed small`` runs
+instead nine 2,000-item simulated pools (:func:`small_pool`) with the passive and the
+optimal πps proposal (calibrated estimator) and the passive one with the difference
+estimator, 30 / 60 / 100 labels from scratch. From those dicts the script computes the
+package's interval (an estimate within one s.e. of 0 or 1 whose s.e. is mostly variance
+floor is moved toward the boundary rule, :func:`evalstats.active._intervals.floor_weight`)
+and the interval of the previous rule (Wilson at ``n* = Ĝ(1 − Ĝ)/SE²`` of each side's
+whole s.e. wherever the estimate is interior), and reports coverage (binomial SE), mean
+width of both and the share of intervals that changed per (pool, design, measure,
+labels). The estimates are the same under both rules.
 
     python benchmarks/active_edge_rule.py --reps 200 --seed 51            # ~50 min, 1 core
+    python benchmarks/active_edge_rule.py --bed small --reps 300 --seed 1 \
+        --out benchmarks/results/active_edge_rule_small.csv              # ~7 min, 1 core
     python benchmarks/active_edge_rule.py --raw benchmarks/results/active_edge_rule_raw.csv.gz
 
-Writes ``results/active_edge_rule.csv`` (the table; ``--out``) and, after a run, the
-estimate dicts next to it (``<out>_raw.csv.gz``, one row per dict).
+The committed pools run is two processes over five pools each (``--seed 51`` for
+sim_calibrated, sim_overconfident, sim_rare, er_abt_buy, er_abt_buy_rare; ``--seed 52``
+for the other five), their raw rows concatenated. Writes the table (``--out``, default
+``results/active_edge_rule.csv``) and, after a run, the estimate dicts next to it
+(``<out>_raw.csv.gz``, one row per dict).
 """
 
 from __future__ import annotations
@@ -37,6 +44,16 @@ POOLS = ("sim_calibrated,sim_overconfident,sim_rare,er_abt_buy,er_abt_buy_rare,t
          "tweets_rare,shuttle_rare,letter_rare,kdd_rare")
 
 
+def _row(r: dict, **keys) -> dict:
+    """One raw row: the keys and an estimate dict's fields."""
+    return dict(keys, estimate=r.get("estimate"), design_estimate=r.get("design_estimate"),
+                se=r.get("std_error"), se_low=r.get("se_low"), se_high=r.get("se_high"),
+                se_labels=r.get("se_labels"), n_eff=r.get("n_eff"), ess=r.get("ess"),
+                vacuous=r.get("vacuous", False), defined=r.get("defined", True),
+                reach=json.dumps(list(r.get("reach", ()))),
+                held=json.dumps(list(r.get("held", ()))))
+
+
 def collect(pools: dict, reps: int, seed: int) -> pd.DataFrame:
     """One row per (pool, repetition, labels, measure): the default's estimate dict."""
     from active_benchmark import truth
@@ -53,22 +70,75 @@ def collect(pools: dict, reps: int, seed: int) -> pd.DataFrame:
                     ev.update(ids, p["label"][ids])
                 res = ev.result()
                 for spec in res.specs:
-                    r = res.sample.estimate(spec, 0)
-                    rows.append(dict(
-                        pool=name, rep=rep, budget=b, measure=spec.name, truth=tr[spec.name],
-                        estimate=r["estimate"], design_estimate=r.get("design_estimate"),
-                        se=r["std_error"], se_low=r.get("se_low"), se_high=r.get("se_high"),
-                        se_labels=r.get("se_labels"),
-                        n_eff=r.get("n_eff"), ess=r.get("ess"), vacuous=r.get("vacuous", False),
-                        reach=json.dumps(list(r.get("reach", ()))),
-                        held=json.dumps(list(r.get("held", ())))))
+                    rows.append(_row(res.sample.estimate(spec, 0), pool=name, design="default",
+                                     rep=rep, budget=b, measure=spec.name,
+                                     truth=tr[spec.name]))
         print(f"{name}: {reps} runs, {time.perf_counter() - t0:.0f} s", flush=True)
     return pd.DataFrame(rows)
 
 
+#: the small-sample bed: 2,000-item simulated pools (scores s, labels y, predictions f)
+SMALL_POOLS = {
+    "rare_cal": lambda g, s: (g.random(s.size) < s, s > 0.5),
+    "rare_over": lambda g, s: (g.random(s.size) < s / 4, s > 0.5),
+    "rare_under": lambda g, s: (g.random(s.size) < np.minimum(1, 3 * s), s > 0.3),
+    "rare_under2": lambda g, s: (g.random(s.size) < np.minimum(1, 2 * s), s > 0.2),
+    "lowprec": lambda g, s: (g.random(s.size) < s / 3, s > 0.15),
+}
+SMALL_SCORES = {"good_clf": (0.08, 0.08), "verybad": (0.5, 5), "weak": (2, 40), "mid": (0.5, 4.5)}
+SMALL_DESIGNS = {"passive_calibrated": dict(proposal="passive"), "optimal_calibrated": {},
+                 "passive_difference": dict(proposal="passive", estimator="difference")}
+
+
+def small_pool(kind: str, n: int = 2000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scores, labels and predictions of a small-sample-bed pool (seed 0)."""
+    g = np.random.default_rng(0)
+    a, b = SMALL_SCORES.get(kind, (0.3, 6))
+    s = g.beta(a, b, n)
+    if kind == "good_clf":
+        y, f = g.random(n) < s, s > 0.5
+    elif kind == "verybad":                 # predicted positives almost never true
+        y, f = g.random(n) < 0.01 * s, s > 0.3
+    elif kind == "weak":                    # 4 % positives, weak scores
+        y, f = g.random(n) < 0.04, s > 0.07
+    elif kind == "mid":                     # 10 % positives, informative scores
+        y, f = g.random(n) < s, s > 0.3
+    else:
+        y, f = SMALL_POOLS[kind](g, s)
+    return s, y.astype(int), f.astype(int)
+
+
+def collect_small(reps: int, seed: int) -> pd.DataFrame:
+    """One row per (pool, design, labels, repetition, measure) of the small-sample bed:
+    ``active_evaluate`` with 30 / 60 / 100 labels from scratch."""
+    from evalstats.active import active_evaluate
+
+    rows = []
+    for kind in list(SMALL_POOLS) + list(SMALL_SCORES):
+        s, y, f = small_pool(kind)
+        tp, fp, fn = (int(np.sum((f == a) & (y == b))) for a, b in ((1, 1), (1, 0), (0, 1)))
+        tr = dict(accuracy=float(np.mean(f == y)),
+                  precision=tp / (tp + fp) if tp + fp else np.nan,
+                  recall=tp / (tp + fn) if tp + fn else np.nan,
+                  f1=2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else np.nan)
+        t0 = time.perf_counter()
+        for design, kw in SMALL_DESIGNS.items():
+            for n in (30, 60, 100):
+                for rep in range(reps):
+                    res = active_evaluate(s, lambda ids, y=y: y[ids], n_labels=n, measure="f1",
+                                          predictions=f, rng=seed * 1000 + rep, **kw)
+                    for spec in res.specs:
+                        rows.append(_row(res.sample.estimate(spec), pool=kind, design=design,
+                                         rep=rep, budget=n, measure=spec.name,
+                                         truth=tr[spec.name]))
+        print(f"{kind}: {reps} runs x 9, {time.perf_counter() - t0:.0f} s", flush=True)
+    return pd.DataFrame(rows)
+
+
 def _as_dict(r) -> dict:
-    return dict(estimate=r.estimate, design_estimate=r.design_estimate, std_error=r.se,
-                se_low=r.se_low, se_high=r.se_high, se_labels=r.se_labels, n_eff=r.n_eff, ess=r.ess,
+    return dict(defined=bool(getattr(r, "defined", True)), estimate=r.estimate,
+                design_estimate=r.design_estimate, std_error=r.se, se_low=r.se_low,
+                se_high=r.se_high, se_labels=r.se_labels, n_eff=r.n_eff, ess=r.ess,
                 vacuous=bool(r.vacuous), reach=[tuple(x) for x in json.loads(r.reach)],
                 held=[tuple(x) for x in json.loads(r.held)])
 
@@ -82,16 +152,21 @@ def previous_interval(d: dict) -> tuple[float, float]:
 
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     rows = []
+    if "design" not in raw:
+        raw = raw.assign(design="default")
     for r in raw.itertuples():
+        if not np.isfinite(r.truth):
+            continue                        # the measure is undefined on this pool
+        # an undefined estimate counts: [0, 1] where vacuous, else (nan, nan), a miss
         d = _as_dict(r)
         cur = tuple(interval_of(d, bounded=True, level=0.95, method="wilson"))
         prev = previous_interval(d)
-        rows.append(dict(pool=r.pool, budget=r.budget, measure=r.measure,
+        rows.append(dict(pool=r.pool, design=r.design, budget=r.budget, measure=r.measure,
                          cover=cur[0] <= r.truth <= cur[1], width=cur[1] - cur[0],
                          cover_prev=prev[0] <= r.truth <= prev[1], width_prev=prev[1] - prev[0],
                          changed=not np.allclose(cur, prev, rtol=0, atol=1e-12)))
     o = pd.DataFrame(rows)
-    t = o.groupby(["pool", "measure", "budget"]).agg(
+    t = o.groupby(["pool", "design", "measure", "budget"]).agg(
         reps=("cover", "size"), coverage=("cover", "mean"), coverage_prev=("cover_prev", "mean"),
         mean_width=("width", "mean"), mean_width_prev=("width_prev", "mean"),
         share_changed=("changed", "mean")).reset_index()
@@ -104,6 +179,8 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=200)
     ap.add_argument("--seed", type=int, default=51)
     ap.add_argument("--pools", default=POOLS)
+    ap.add_argument("--bed", choices=("pools", "small"), default="pools",
+                    help="the benchmark pools (default) or the small-sample bed")
     ap.add_argument("--raw", nargs="*", help="estimate dicts of an earlier run (skips the runs)")
     ap.add_argument("--out", default=str(RESULTS / "active_edge_rule.csv"))
     a = ap.parse_args()
@@ -114,14 +191,19 @@ def main() -> None:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            raw = collect(load_pools(a.pools.split(",")), a.reps, a.seed)
+            raw = (collect_small(a.reps, a.seed) if a.bed == "small" else
+                   collect(load_pools(a.pools.split(",")), a.reps, a.seed))
         raw.to_csv(a.out.removesuffix(".csv") + "_raw.csv.gz", index=False)
     t = summarise(raw)
     t.to_csv(a.out, index=False)
     pd.set_option("display.width", 200)
     print(t[t.share_changed > 0].round(4).to_string(index=False))
+    diff = t.coverage - t.coverage_prev
     print(f"intervals changed: {t.share_changed.mean():.3f} of all; lowest coverage "
-          f"{t.coverage.min():.3f} (previous rule {t.coverage_prev.min():.3f})")
+          f"{t.coverage.min():.3f} (previous rule {t.coverage_prev.min():.3f}); cells whose "
+          f"coverage changed: {int((diff != 0).sum())} of {len(t)} (largest drop "
+          f"{abs(min(diff.min(), 0.0)):.3f}); mean width / previous, lowest "
+          f"{(t.mean_width / t.mean_width_prev).min():.3f}")
 
 
 if __name__ == "__main__":

@@ -581,6 +581,9 @@ def test_floor_rule_is_continuous_in_the_estimate_and_the_floor_share():
         lims = np.array([tuple(interval(e, se, se_labels=0.001, **kw)) for e in ests])
         assert np.max(np.abs(np.diff(lims, axis=0))) < 0.002
         assert np.all((lims[:, 0] <= ests) & (ests <= lims[:, 1]))
+    for method in ("wilson", "logit", "linear"):          # an s.e. whose square underflows
+        tiny = interval(0.3, 1e-300, bounded=True, level=0.95, method=method, n_eff=400.0)
+        assert tiny.low <= 0.3 <= tiny.high and tiny.high - tiny.low < 1e-6
     s_ls = np.linspace(0.0, se, 2000)
     lims = np.array([tuple(interval(0.004, se, se_labels=s, **kw)) for s in s_ls])
     assert np.max(np.abs(np.diff(lims, axis=0))) < 0.002

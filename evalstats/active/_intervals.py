@@ -206,6 +206,7 @@ def _interior(est: float, s_lo: float, s_hi: float, *, z: float, level: float, m
     if method == "logit":
         t = critical_value(level, max(ess - 1.0, 1.0) if np.isfinite(ess) else df)
         centre = np.log(est) - np.log1p(-est)
-        return ConfidenceInterval(float(special.expit(centre - t * s_lo / (est * (1.0 - est)))),
-                                  float(special.expit(centre + t * s_hi / (est * (1.0 - est)))))
+        lo = float(special.expit(centre - t * s_lo / (est * (1.0 - est))))
+        hi = float(special.expit(centre + t * s_hi / (est * (1.0 - est))))
+        return ConfidenceInterval(min(lo, est), max(hi, est))   # logit-expit rounding
     return ConfidenceInterval(float(max(est - z * s_lo, 0.0)), float(min(est + z * s_hi, 1.0)))
