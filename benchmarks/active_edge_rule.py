@@ -7,7 +7,7 @@ instead nine 2,000-item simulated pools (:func:`small_pool`) with the passive an
 optimal πps proposal (calibrated estimator) and the passive one with the difference
 estimator, 30 / 60 / 100 labels from scratch. From those dicts the script computes the
 package's interval (an estimate within one s.e. of 0 or 1 whose s.e. is mostly variance
-floor is moved toward the boundary rule, :func:`evalstats.active._intervals.floor_weight`)
+floor is moved toward the boundary rule, :func:`evalstats.active._intervals.boundary_weight`)
 and the interval of the previous rule (Wilson at ``n* = Ĝ(1 − Ĝ)/SE²`` of each side's
 whole s.e. wherever the estimate is interior), and reports coverage (binomial SE), mean
 width of both and the share of intervals that changed per (pool, design, measure,

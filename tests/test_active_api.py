@@ -548,7 +548,7 @@ def test_floor_dominated_estimate_within_half_an_se_of_zero_gets_the_boundary_ru
     assert acc.low == pytest.approx(0.8717, abs=1e-4)
 
 
-def test_floor_weight_blends_the_boundary_rule_in():
+def test_boundary_weight_blends_the_boundary_rule_in():
     """Between half an s.e. and one s.e. from 0, and between a floor share of 0.85 and
     0.95, each limit is the weighted mean ``w·boundary + (1 − w)·Wilson at n*`` with
     ``w = clip(2 − 2·est/se, 0, 1)·clip((φ − 0.85)/0.1, 0, 1)`` (closed forms here)."""
@@ -567,11 +567,55 @@ def test_floor_weight_blends_the_boundary_rule_in():
                                            w * bound[1] + (1 - w) * wil[1]), rel=1e-9, abs=1e-15)
 
 
+def test_boundary_weight_reads_the_far_side_and_closes_at_n_eff():
+    """Unequal sides (found by a review: s_min for s_max, or the near side for the far one,
+    passed every test): estimate 0.003, lower-side s.e. 0.002, upper 0.011, labels' s.e.
+    0.0025. t = 0.003/0.011 < 1/2 and φ = 1 − (0.0025/0.011)² = 0.948 on the far (upper)
+    side: w = (φ − 0.85)/0.1, the limits w·boundary + (1 − w)·Wilson at each side's n*.
+    The gate: estimate 0.001 with s.e. 0.0012 all floor (SE_L = 0) has n* = 694 > n_eff =
+    400, a binomial-like s.e.: plain Wilson (without the gate w would be 1/3)."""
+    from evalstats.active._intervals import interval
+
+    z = 1.959963984540054
+    kw = dict(bounded=True, level=0.95, method="wilson", n_eff=400.0)
+    est, s_lo, s_hi, s_l = 0.003, 0.002, 0.011, 0.0025
+    ci = interval(est, s_hi, se_low=s_lo, se_high=s_hi, se_labels=s_l, **kw)
+    w = (1 - (s_l / s_hi) ** 2 - 0.85) / 0.1
+    spread = est * (1 - est)
+    wil = (_wilson_by_hand(est, spread / s_lo ** 2)[0], _wilson_by_hand(est, spread / s_hi ** 2)[1])
+    wb = _wilson_by_hand(est, 400.0)
+    bound = (min(wb[0], max(est - z * s_lo, 0.0)), max(wb[1], est + z * s_hi))
+    assert 0.9 < w < 1
+    assert tuple(ci) == pytest.approx((w * bound[0] + (1 - w) * wil[0],
+                                       w * bound[1] + (1 - w) * wil[1]), rel=1e-12)
+    gated = interval(0.001, 0.0012, se_labels=0.0, **kw)
+    n_star = 0.001 * 0.999 / 0.0012 ** 2
+    assert n_star > 400
+    assert tuple(gated) == pytest.approx(_wilson_by_hand(0.001, n_star), rel=1e-12)
+
+
+def test_extreme_standard_errors_give_intervals_not_exceptions():
+    """s.e.s whose square underflows or overflows (a review: ZeroDivisionError below
+    1.5e-162 on the far side, OverflowError above 1.3e154) give an interval in [0, 1]
+    holding the estimate."""
+    from evalstats.active._intervals import interval
+
+    for method in ("wilson", "logit", "linear"):
+        for se, lo_se, hi_se, s_l, n_eff in ((1e-200, 0.5, 1e-200, 0.0, float("inf")),
+                                             (1e200, 1e200, 1e200, 1e-3, 400.0),
+                                             (1e-300, None, None, 1e-301, 400.0),
+                                             (0.3, 1e-170, 0.3, 1e-171, 50.0)):
+            ci = interval(0.3, se, bounded=True, level=0.95, method=method, n_eff=n_eff,
+                          se_low=lo_se, se_high=hi_se, se_labels=s_l)
+            assert 0.0 <= ci.low <= 0.3 <= ci.high <= 1.0
+
+
 def test_floor_rule_is_continuous_in_the_estimate_and_the_floor_share():
-    """No threshold jumps: on fine grids of the estimate (across half and one s.e. from 0
-    or 1) and of the labels' s.e. (across floor shares 0.85 and 0.95) neighbouring limits
-    differ by little, and every interval holds its estimate. (The replaced rule jumped at
-    est = s.e.: upper limit 0.062 -> 0.034 at s.e. 0.0114, n_eff 400.)"""
+    """No jump at half or one s.e. from 0 or 1 or at floor shares 0.85 and 0.95: on fine
+    grids of the estimate and of the labels' s.e. neighbouring limits differ by little,
+    and every interval holds its estimate. (The replaced rule jumped at est = s.e.: upper
+    limit 0.062 -> 0.034 at s.e. 0.0114, n_eff 400. The near-edge rule at 1/n_eff and the
+    gate n* = n_eff remain thresholds, off these grids.)"""
     from evalstats.active._intervals import interval
 
     kw = dict(bounded=True, level=0.95, method="wilson", n_eff=400.0)

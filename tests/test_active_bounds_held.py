@@ -43,7 +43,7 @@ def test_a_perfect_classifiers_accuracy_interval_holds_one():
     [0.838, 0.9999999] and missed the truth 1 (4 of 40 seeds did). The held bound put 1
     in it; since an estimate within half an s.e. of 1 whose s.e. is almost all variance
     floor (the labels' own s.e. is 4e-5 of 0.0017) gets the boundary rule
-    (``_intervals.floor_weight``), the design interval reaches 1 by itself and the lower
+    (``_intervals.boundary_weight``), the design interval reaches 1 by itself and the lower
     limit is 0.968 (it was 0.838: Wilson at a tiny n*)."""
     from evalstats.active._estimators import interval_of
 

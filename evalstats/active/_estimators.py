@@ -91,7 +91,7 @@ class ActiveEstimate(EvalResult):
     std_error_labels : float
         Without-replacement design: the standard error from the labeled items alone (no
         variance floor). An estimate within one s.e. of 0 or 1 whose s.e. is mostly the
-        floor is treated as on the boundary (:func:`evalstats.active._intervals.floor_weight`).
+        floor is treated as on the boundary (:func:`evalstats.active._intervals.boundary_weight`).
         NaN: unknown (with-replacement design, tables written before it existed).
     model_reach : tuple of (float, float)
         Without-replacement design in the rare-event regime: ``(G̃, σ)`` per predictive

@@ -22,36 +22,49 @@ negative is clipped to 1 while the unsampled low-``π`` items give it a large SE
 ``sim_rare`` at 500 labels, 26 of 300 runs had ``Ĝ = 1``, SE 0.6–0.8 and a Wilson-only
 interval [0.74–0.88, 1] that missed the true 0.53).
 
-An estimate within the design's resolution ``r = 1/n_eff`` of 0 or 1
-(``Ĝ(1 − Ĝ) < r(1 − r)``) whose ``n*`` is below :data:`NEAR_EDGE_N` is treated as on the
-boundary: ``n*`` goes to 0 there while the standard error, mostly the variance floor, does
-not, and the Wilson interval at such an ``n*`` is nearly [0, 1] (precision 0.99998 with
-SE 0.012 got [0.04, 1], the same pool with ``Ĝ = 1`` exactly [0.96, 1]; a perfect
-classifier's accuracy 0.99992 got an upper limit below 1).
+**Estimates next to 0 or 1.** An interior estimate is moved toward the boundary rule by a
+weight ``w`` (:func:`boundary_weight`); each limit is ``w·(boundary rule) + (1 − w)·(the
+method's limit)``, so the interval holds its estimate. ``w`` is 1:
 
-**Estimates next to 0 or 1 whose s.e. is a variance floor.** The without-replacement design
-adds to each side's variance a floor for labels the sample has not seen (:mod:`._ht`). That
-part does not scale with ``G(1 − G)`` as a binomial variance does, and the Wilson interval
-at ``n*`` then stretches the far limit to ``≈ z²·SE²/Ĝ``, without bound as ``Ĝ → 0``: on
-``tweets_rare`` (4 true positives among 2,440 predicted positives) F1 0.0024 with SE 0.011
-from 500 labels (1 true positive among ~440 labeled predicted positives) got ``[0.000,
-0.176]``. Such an estimate is treated as on the boundary, with a weight ``w``
-(:func:`floor_weight`): 1 within half an s.e. of 0 or 1, falling to 0 at one s.e., times 1
-where the floor is ≥ 95 % of the far side's variance (``φ = 1 − SE_L²/SE²``, ``SE_L`` the
-s.e. from the labeled items alone), falling to 0 at 85 %; 0 where ``n* ≥ n_eff``. Each limit
-is ``w·(boundary rule) + (1 − w)·(the method's limit)``: continuous, and the interval holds
-its estimate. The tweets_rare case (``SE_L`` 0.0025, the binomial s.e. at ``n_eff`` 400:
-``φ`` 0.95) gets ``[0, 0.025]``. Measured (``benchmarks/active_edge_rule.py``, 200 runs ×
-ten benchmark pools × four measures × 200/500/1000 labels, the same estimates under both
-rules, and a small-sample bed: nine 2,000-item pools, passive and optimal πps, calibrated
-and difference estimators, 30/60/100 labels, 300 runs): no coverage cell changed on either;
-mean width ÷ Wilson at ``n*`` down to 0.14 (kdd_rare accuracy at 500 labels 0.097 → 0.014,
-tweets_rare F1 at 500 0.085 → 0.041). An earlier rule (the boundary rule for any estimate
-within one s.e. with ``n* < n_eff``) narrowed more but also caught ordinary model-assisted
-variance on small samples, where Wilson's skew is right, and lost coverage there (a review:
-accuracy 0.980, SE 0.023 of which 65 % floor, truth 0.921: Wilson [0.872, 0.997], that rule
-[0.932, 1]; worst cell −0.017); so did using the split variance ``F + G(1 − G)/n_L`` in the
-score equation (−0.05 in a cell of the small-sample bed).
+* within the design's resolution ``r = 1/n_eff`` of 0 or 1 (``Ĝ(1 − Ĝ) < r(1 − r)``)
+  with ``n*`` below :data:`NEAR_EDGE_N` (a threshold, as before this weight): ``n*`` goes
+  to 0 there while the standard error, mostly the variance floor, does not, and the
+  Wilson interval at such an ``n*`` is nearly [0, 1] (precision 0.99998 with SE 0.012 got
+  [0.04, 1], the same pool with ``Ĝ = 1`` exactly [0.96, 1]; a perfect classifier's
+  accuracy 0.99992 got an upper limit below 1);
+* within half an s.e. of 0 or 1 (ramping to 0 at one s.e.) where the variance floor is ≥ 95
+  % of the far side's variance (``φ = 1 − SE_L²/SE_far²``, ``SE_L`` the s.e. from the
+  labeled items alone; ramping to 0 at 85 %), if ``n* < n_eff``. The without-replacement
+  design adds to each side's variance a floor for labels the sample has not seen
+  (:mod:`._ht`); it does not scale with ``G(1 − G)`` as a binomial variance does, and the
+  Wilson interval at ``n*`` stretches the far limit to ``≈ z²·SE²/Ĝ``, without bound as ``Ĝ
+  → 0``: on ``tweets_rare`` (4 true positives among 2,440 predicted positives) F1 0.0024
+  with SE 0.0114 from 500 labels (1 true positive among ~440 labeled predicted positives)
+  got ``[0.000, 0.176]``; with ``SE_L`` 0.00245 (the binomial s.e. at ``n_eff`` 400: ``φ``
+  0.954) it gets ``[0, 0.025]``.
+
+The floor part is continuous in the estimate and the standard errors except at the gate ``n*
+= n_eff`` (where ``φ`` is rarely above 0.85: a floor-dominated s.e. has ``n* ≪ n_eff``) and
+at ``Ĝ = 0.5`` with an s.e. above 0.5 (the far side flips); the near-edge rule is a
+threshold in ``Ĝ`` (e.g. SE 0.02 all from labels, ``n_eff`` 400: [0, 0.042] at ``Ĝ``
+0.00249, [0, 0.38] at 0.0025). Ramping both was tried: it changed 12 % of the intervals of
+the two beds below, wider on the small-sample bed (up to 2×), and was not adopted without a
+rerun of the committed benchmark. The weight makes the limits non-monotone in the s.e. where
+the floor's share crosses 85–95 %: with ``SE_L`` fixed a larger s.e. can give a narrower
+interval (tweets_rare case: upper limit 0.059 at SE 0.006, 0.026 at 0.011), the price of
+treating a floor-dominated s.e. as what it is. Measured (``benchmarks/active_edge_rule.py``,
+200 runs × ten benchmark pools × four measures × 200/500/1000 labels, the same estimates
+under both rules, and a small-sample bed: nine 2,000-item pools, passive and optimal πps,
+calibrated and difference estimators, 30/60/100 labels, 300 runs): no coverage cell changed
+on either against Wilson at ``n*`` of the whole s.e.; mean width down to 0.14× (kdd_rare
+accuracy at 500 labels 0.097 → 0.014, tweets_rare F1 at 500 0.085 → 0.041). Two rules were
+tried and dropped: the boundary rule for any estimate within one s.e. with ``n* < n_eff``
+narrowed more but also caught ordinary model-assisted variance on small samples, where
+Wilson's skew is right, and lost coverage there (a review: accuracy 0.980, SE 0.023 of which
+65 % floor, truth 0.921: Wilson [0.872, 0.997], that rule [0.932, 1]; worst cell −0.017),
+and jumped at est = SE; the score equation with the variance split into the labels' binomial
+part and a constant floor, ``(G − Ĝ)² = z²(F + G(1 − G)/n_L)``, lost 0.05 in a cell of the
+small-sample bed.
 
 Unbounded measures (squared loss) always get the linear t interval.
 """
@@ -74,7 +87,7 @@ INTERVAL_METHODS = ("wilson", "logit", "linear")
 NEAR_EDGE_N = 10.0
 
 #: floor share of the far side's variance from which (to which) an estimate within one s.e.
-#: of 0 or 1 starts (ends) being treated as on the boundary (:func:`floor_weight`)
+#: of 0 or 1 starts (ends) being treated as on the boundary (:func:`boundary_weight`)
 FLOOR_SHARE = (0.85, 0.95)
 
 #: half-width of the interval of a measure the design has observed exactly (every relevant
@@ -96,22 +109,38 @@ def wilson(p: float, n: float, z: float) -> ConfidenceInterval:
     return ConfidenceInterval(0.0 if p <= 0 else float(lo), 1.0 if p >= 1 else float(hi))
 
 
-def floor_weight(est: float, s_lo: float, s_hi: float, se_labels: float | None,
-                 n_eff: float) -> float:
-    """How far (0–1) an interior estimate is treated as on the boundary because its s.e. is
-    a variance floor: ``w_d·w_f`` with ``w_d = clip(2 − 2t, 0, 1)``, ``t = min(Ĝ, 1 − Ĝ)/SE``
-    (1 within half an s.e. of 0 or 1, 0 beyond one), and ``w_f = clip((φ − 0.85)/0.1, 0, 1)``,
-    ``φ = 1 − SE_L²/SE_far²`` the floor's share of the variance on the side away from the
-    boundary; 0 where ``n* ≥ n_eff`` (a binomial-like s.e.) or ``SE_L`` is unknown."""
-    s_max = max(s_lo, s_hi)
-    spread = est * (1.0 - est)
-    if (se_labels is None or not np.isfinite(se_labels) or not s_max > 0
-            or not spread < n_eff * s_max ** 2):
-        return 0.0
-    w_d = min(max(2.0 - 2.0 * min(est, 1.0 - est) / s_max, 0.0), 1.0)
-    s_far = s_hi if est < 0.5 else s_lo
-    phi = 1.0 - min(max(float(se_labels), 0.0), s_far) ** 2 / s_far ** 2 if s_far > 0 else 0.0
-    return w_d * min(max((phi - FLOOR_SHARE[0]) / (FLOOR_SHARE[1] - FLOOR_SHARE[0]), 0.0), 1.0)
+def _ramp(x: float) -> float:
+    return float(min(max(x, 0.0), 1.0)) if x == x else 0.0
+
+
+def boundary_weight(est: float, s_lo: float, s_hi: float, se_labels: float | None,
+                    n_eff: float) -> float:
+    """How far (0–1) an interior estimate is treated as on the boundary:
+
+    * 1 next to the edge: ``Ĝ(1 − Ĝ) < r(1 − r)`` (``r = 1/n_eff``) and ``n* < NEAR_EDGE_N``;
+    * else, for a variance floor, ``ramp(2 − 2t)·ramp((φ − 0.85)/0.1)`` where
+      ``n* < n_eff`` (0 elsewhere), ``t = min(Ĝ, 1 − Ĝ)/SE`` (1 within half an s.e. of 0
+      or 1, 0 beyond one), ``φ = 1 − SE_L²/SE_far²`` the floor's share of the variance on
+      the side away from the nearer boundary; 0 where ``SE_L`` is unknown;
+
+    ``ramp(x) = clip(x, 0, 1)``, ``SE = max(SE_low, SE_high)``, ``n* = Ĝ(1 − Ĝ)/SE²``.
+    Computed in float64 with overflow to ``inf`` (an s.e. of 1e-200 or 1e200 is valid)."""
+    with np.errstate(all="ignore"):
+        s_max = np.float64(max(s_lo, s_hi))
+        spread = np.float64(est) * (1.0 - np.float64(est))
+        n_star = spread / s_max / s_max if s_max > 0 else np.float64(np.inf)
+        if np.isfinite(n_eff) and n_eff > 1.0:
+            r = 1.0 / n_eff
+            if spread < r * (1.0 - r) and n_star < NEAR_EDGE_N:
+                return 1.0
+        if (se_labels is None or not np.isfinite(se_labels) or not s_max > 0
+                or not n_star < n_eff):
+            return 0.0
+        s_far = np.float64(s_hi if est < 0.5 else s_lo)
+        s_l = min(max(float(se_labels), 0.0), float(s_far))
+        phi = float(1.0 - (s_l / s_far) ** 2) if s_far > 0 else 0.0
+        return (_ramp(float(2.0 - 2.0 * min(est, 1.0 - est) / s_max))
+                * _ramp((phi - FLOOR_SHARE[0]) / (FLOOR_SHARE[1] - FLOOR_SHARE[0])))
 
 
 def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
@@ -127,7 +156,7 @@ def interval(est: float, se: float, *, bounded: bool, level: float, method: str,
     the one-sided limit of the method at its own standard error. ``se_labels``: the
     standard error from the labeled items alone, without the floors (``None``: unknown);
     with it an estimate within one s.e. of 0 or 1 whose s.e. is mostly a floor is treated
-    as on the boundary, by the weight :func:`floor_weight` (module docstring).
+    as on the boundary, by the weight :func:`boundary_weight` (module docstring).
 
     An undefined bounded estimate whose sample carries no information on it (``vacuous``:
     no labeled item entered its estimated denominator, e.g. recall with no positive seen)
@@ -171,17 +200,13 @@ def _interval(est: float, se: float, *, bounded: bool, level: float, method: str
         return ConfidenceInterval(float(est - z * se), float(est + z * se))
     s_lo = se if se_low is None or not np.isfinite(se_low) else se_low
     s_hi = se if se_high is None or not np.isfinite(se_high) else se_high
-    # within the design's resolution r = 1/n_eff of 0 or 1, with fewer than NEAR_EDGE_N
-    # effective observations, the estimate is treated as on the boundary: n* = Ĝ(1 − Ĝ)/SE²
-    # goes to 0 there while the s.e. (a variance floor) does not (precision 0.99998 with
-    # SE 0.012 got [0.04, 1], exactly 1 got [0.96, 1]; a perfect classifier's accuracy
-    # 0.99992 got an upper limit below 1)
-    r = 1.0 / n_eff if np.isfinite(n_eff) and n_eff > 1.0 else 0.0
-    spread = est * (1.0 - est)
-    s_max = max(s_lo, s_hi)
-    near_edge = spread < r * (1.0 - r) and spread < NEAR_EDGE_N * s_max ** 2
-    interior = 0.0 < est < 1.0 and np.isfinite(se) and se > 0 and not near_edge
-    w = floor_weight(est, s_lo, s_hi, se_labels, n_eff) if interior else 1.0
+    # treated as on the boundary, in part or whole (boundary_weight): within the design's
+    # resolution 1/n_eff of 0 or 1 with fewer than NEAR_EDGE_N effective observations
+    # n* = Ĝ(1 − Ĝ)/SE² (n* goes to 0 there while the s.e., a variance floor, does not:
+    # precision 0.99998 with SE 0.012 got [0.04, 1], exactly 1 got [0.96, 1]), or within
+    # one s.e. of 0 or 1 with an s.e. that is mostly a variance floor (module docstring)
+    interior = 0.0 < est < 1.0 and np.isfinite(se) and se > 0
+    w = boundary_weight(est, s_lo, s_hi, se_labels, n_eff) if interior else 1.0
     if w > 0.0:
         p = min(max(est, 0.0), 1.0)
         lo, hi = wilson(p, n_eff, critical_value(level))
