@@ -608,6 +608,10 @@ def test_extreme_standard_errors_give_intervals_not_exceptions():
             ci = interval(0.3, se, bounded=True, level=0.95, method=method, n_eff=n_eff,
                           se_low=lo_se, se_high=hi_se, se_labels=s_l)
             assert 0.0 <= ci.low <= 0.3 <= ci.high <= 1.0
+    # an unknown effective size (NaN) on the boundary is not "known exactly" (a review:
+    # it gave a zero-width interval): the whole range
+    assert tuple(interval(1.0, 0.0, bounded=True, level=0.95, method="wilson",
+                          n_eff=float("nan"))) == (0.0, 1.0)
 
 
 def test_floor_rule_is_continuous_in_the_estimate_and_the_floor_share():

@@ -97,6 +97,8 @@ EXACT_TOL = 1e-9
 
 def wilson(p: float, n: float, z: float) -> ConfidenceInterval:
     """Wilson score interval for a proportion ``p`` at sample size ``n`` (may be non-integer)."""
+    if n != n:                        # an unknown size says nothing: the whole range
+        return ConfidenceInterval(0.0, 1.0)
     if not np.isfinite(n):            # known exactly, up to floating-point rounding
         return ConfidenceInterval(max(float(p) - EXACT_TOL, 0.0), min(float(p) + EXACT_TOL, 1.0))
     if n <= 0:
