@@ -77,35 +77,30 @@ def collect(pools: dict, reps: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-#: the small-sample bed: 2,000-item simulated pools (scores s, labels y, predictions f)
+#: the small-sample bed: 2,000-item simulated pools, ``name: ((a, b), p(s), c)`` — scores
+#: ``s ~ Beta(a, b)``, labels ``y ~ Bernoulli(p(s))``, predictions ``s > c``
 SMALL_POOLS = {
-    "rare_cal": lambda g, s: (g.random(s.size) < s, s > 0.5),
-    "rare_over": lambda g, s: (g.random(s.size) < s / 4, s > 0.5),
-    "rare_under": lambda g, s: (g.random(s.size) < np.minimum(1, 3 * s), s > 0.3),
-    "rare_under2": lambda g, s: (g.random(s.size) < np.minimum(1, 2 * s), s > 0.2),
-    "lowprec": lambda g, s: (g.random(s.size) < s / 3, s > 0.15),
+    "rare_cal": ((0.3, 6), lambda s: s, 0.5),
+    "rare_over": ((0.3, 6), lambda s: s / 4, 0.5),
+    "rare_under": ((0.3, 6), lambda s: np.minimum(1, 3 * s), 0.3),
+    "rare_under2": ((0.3, 6), lambda s: np.minimum(1, 2 * s), 0.2),
+    "lowprec": ((0.3, 6), lambda s: s / 3, 0.15),
+    "good_clf": ((0.08, 0.08), lambda s: s, 0.5),           # near-separable, calibrated
+    "verybad": ((0.5, 5), lambda s: 0.01 * s, 0.3),         # predicted positives rarely true
+    "weak": ((2, 40), lambda s: 0.04, 0.07),                # 4 % positives, weak scores
+    "mid": ((0.5, 4.5), lambda s: s, 0.3),                  # 10 % positives, informative
 }
-SMALL_SCORES = {"good_clf": (0.08, 0.08), "verybad": (0.5, 5), "weak": (2, 40), "mid": (0.5, 4.5)}
 SMALL_DESIGNS = {"passive_calibrated": dict(proposal="passive"), "optimal_calibrated": {},
                  "passive_difference": dict(proposal="passive", estimator="difference")}
 
 
 def small_pool(kind: str, n: int = 2000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Scores, labels and predictions of a small-sample-bed pool (seed 0)."""
+    (a, b), prob, cut = SMALL_POOLS[kind]
     g = np.random.default_rng(0)
-    a, b = SMALL_SCORES.get(kind, (0.3, 6))
     s = g.beta(a, b, n)
-    if kind == "good_clf":
-        y, f = g.random(n) < s, s > 0.5
-    elif kind == "verybad":                 # predicted positives almost never true
-        y, f = g.random(n) < 0.01 * s, s > 0.3
-    elif kind == "weak":                    # 4 % positives, weak scores
-        y, f = g.random(n) < 0.04, s > 0.07
-    elif kind == "mid":                     # 10 % positives, informative scores
-        y, f = g.random(n) < s, s > 0.3
-    else:
-        y, f = SMALL_POOLS[kind](g, s)
-    return s, y.astype(int), f.astype(int)
+    y = g.random(n) < prob(s)
+    return s, y.astype(int), (s > cut).astype(int)
 
 
 def collect_small(reps: int, seed: int) -> pd.DataFrame:
@@ -114,7 +109,7 @@ def collect_small(reps: int, seed: int) -> pd.DataFrame:
     from evalstats.active import active_evaluate
 
     rows = []
-    for kind in list(SMALL_POOLS) + list(SMALL_SCORES):
+    for kind in SMALL_POOLS:
         s, y, f = small_pool(kind)
         tp, fp, fn = (int(np.sum((f == a) & (y == b))) for a, b in ((1, 1), (1, 0), (0, 1)))
         tr = dict(accuracy=float(np.mean(f == y)),

@@ -209,17 +209,18 @@ def _interval(est: float, se: float, *, bounded: bool, level: float, method: str
     # one s.e. of 0 or 1 with an s.e. that is mostly a variance floor (module docstring)
     interior = 0.0 < est < 1.0 and np.isfinite(se) and se > 0
     w = boundary_weight(est, s_lo, s_hi, se_labels, n_eff) if interior else 1.0
-    if w > 0.0:
-        p = min(max(est, 0.0), 1.0)
-        lo, hi = wilson(p, n_eff, critical_value(level))
-        if np.isfinite(se) and se > 0:      # a standard error is never ignored
-            lo, hi = min(lo, max(p - z * s_lo, 0.0)), max(hi, min(p + z * s_hi, 1.0))
-        if w >= 1.0:
-            return ConfidenceInterval(float(lo), float(hi))
-        inner = _interior(est, s_lo, s_hi, z=z, level=level, method=method, ess=ess, df=df)
-        return ConfidenceInterval(float(w * lo + (1.0 - w) * inner.low),
-                                  float(w * hi + (1.0 - w) * inner.high))
-    return _interior(est, s_lo, s_hi, z=z, level=level, method=method, ess=ess, df=df)
+    inner = (_interior(est, s_lo, s_hi, z=z, level=level, method=method, ess=ess, df=df)
+             if w < 1.0 else None)
+    if w <= 0.0:
+        return inner
+    p = min(max(est, 0.0), 1.0)
+    lo, hi = wilson(p, n_eff, critical_value(level))
+    if np.isfinite(se) and se > 0:          # a standard error is never ignored
+        lo, hi = min(lo, max(p - z * s_lo, 0.0)), max(hi, min(p + z * s_hi, 1.0))
+    if inner is None:
+        return ConfidenceInterval(float(lo), float(hi))
+    return ConfidenceInterval(float(w * lo + (1.0 - w) * inner.low),
+                              float(w * hi + (1.0 - w) * inner.high))
 
 
 def _interior(est: float, s_lo: float, s_hi: float, *, z: float, level: float, method: str,
