@@ -216,7 +216,9 @@ def run_method(method: str, pool: dict, rep: int, seed) -> list[dict]:
     raise ValueError(method)
 
 
-def oasis_run(pool: dict, kind: str, rep: int, seed) -> list[dict]:
+def oasis_sampler(pool: dict, kind: str, seed):
+    """An oasis sampler of F1 (``kind`` "oasis_is" or "oasis") answering from the pool's
+    labels, numpy's global generator seeded from ``seed`` (oasis draws from it)."""
     import oasis
 
     np.random.seed(np.random.default_rng(seed).integers(2 ** 31))  # noqa: NPY002 (oasis)
@@ -224,12 +226,15 @@ def oasis_run(pool: dict, kind: str, rep: int, seed) -> list[dict]:
     kw = dict(proba=not pool["raw"], epsilon=1e-3)
     pred = pool["pred"].astype(int)
     if kind == "oasis_is":
-        smp = oasis.ImportanceSampler(0.5, pred, pool["scores"], lambda i: int(y[i]), **kw)
-    else:
-        smp = oasis.OASISSampler(0.5, pred, pool["scores"], lambda i: int(y[i]),
-                                 stratification_method="cum_sqrt_F",
-                                 stratification_n_strata=30, stratification_n_bins=2 ** 12,
-                                 **kw)
+        return oasis.ImportanceSampler(0.5, pred, pool["scores"], lambda i: int(y[i]), **kw)
+    return oasis.OASISSampler(0.5, pred, pool["scores"], lambda i: int(y[i]),
+                              stratification_method="cum_sqrt_F",
+                              stratification_n_strata=30, stratification_n_bins=2 ** 12,
+                              **kw)
+
+
+def oasis_run(pool: dict, kind: str, rep: int, seed) -> list[dict]:
+    smp = oasis_sampler(pool, kind, seed)
     rows, done, t0, failed = [], 0, time.perf_counter(), False
     for b in BUDGETS:
         if not failed:
