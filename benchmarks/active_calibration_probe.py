@@ -1,16 +1,18 @@
-"""Probe: the calibrated (GREG) estimator at 30 and 100 labels under two settings it depends on.
+"""Probe: the calibrated (GREG) estimator at 30 and 100 labels under the settings of its slope.
 
 The calibrated estimator regresses each prediction group's residuals on the model
 (``evalstats.active._ht.calibration_fit``) when the group has at least ``MIN_CALIBRATION``
 labeled non-certainty items in a batch (package: 5), with a ridge of ``CALIBRATION_RIDGE``
-pseudo-observations at the identity (package: 2). The small-sample bed of
-``active_edge_rule.py --bed small`` showed it under-covering on a near-separable pool with the
-passive proposal. This probe reruns three of that bed's pools (``good_clf``, ``mid``,
-``rare_over``; :func:`active_edge_rule.small_pool`) with the passive and the default optimal
-proposal at 30 and 100 labels under variants of the two settings, and reports coverage of
-the package's 95 % intervals, F1/precision/recall/accuracy RMSE and mean width. It changes
-module constants for the run only; it is a probe for a later change, not a check of the
-package as shipped (variant ``base`` is the package).
+pseudo-observations at the identity (package: 2) and the slope shrunk by its HC3
+signal-to-noise ratio (``SLOPE_SHRINKAGE``, package: on since the seventh session). The
+small-sample bed of ``active_edge_rule.py --bed small`` showed the unshrunk fit
+under-covering on a near-separable pool with the passive proposal. This probe reruns three
+of that bed's pools (``good_clf``, ``mid``, ``rare_over``; :func:`active_edge_rule.small_pool`)
+with the passive and the default optimal proposal at 30 and 100 labels: ``base`` (the
+package), ``unshrunk`` (the package before), the unshrunk fit with a ridge of 30 or a
+threshold of 40, and no slope at all (an infinite ridge); it reports coverage of the
+package's 95 % intervals, F1/precision/recall/accuracy RMSE and mean width. It changes
+module constants for the run only.
 
     python benchmarks/active_calibration_probe.py --reps 400      # ~5 min, 1 core
 """
@@ -27,9 +29,10 @@ from active_edge_rule import RESULTS, small_pool
 
 from evalstats.active import _ht, active_evaluate
 
-VARIANTS = {"base": {}, "ridge10": dict(CALIBRATION_RIDGE=10.0),
-            "ridge30": dict(CALIBRATION_RIDGE=30.0), "minc15": dict(MIN_CALIBRATION=15),
-            "minc40": dict(MIN_CALIBRATION=40)}
+VARIANTS = {"base": {}, "unshrunk": dict(SLOPE_SHRINKAGE=False),
+            "unshrunk_ridge30": dict(SLOPE_SHRINKAGE=False, CALIBRATION_RIDGE=30.0),
+            "unshrunk_minc40": dict(SLOPE_SHRINKAGE=False, MIN_CALIBRATION=40),
+            "no_slope": dict(CALIBRATION_RIDGE=np.inf)}
 POOLS = ("good_clf", "mid", "rare_over")
 DESIGNS = {"passive": dict(proposal="passive"), "optimal": {}}
 

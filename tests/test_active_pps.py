@@ -223,7 +223,7 @@ def test_calibrated_estimator_equals_greg_formula():
     so with every item uncertain the estimate is the assisting model's pool total
     (GREG with auxiliaries (1, m), Särndal et al. 1992, §6.5 and §7.6). ``(γ_g, δ_g)`` from
     ``numpy.polyfit`` (independent of the package). Three items per group, so
-    MIN_CALIBRATION is lowered for the check."""
+    MIN_CALIBRATION is lowered and the slope's shrinkage switched off for the check."""
     import evalstats.active._ht as ht
     spec = measure_spec("f1")
     f = np.array([1, 1, 1, 0, 0, 0, 0], float)
@@ -238,12 +238,12 @@ def test_calibrated_estimator_equals_greg_formula():
                  zero_f0=[0])
     s = np.arange(7)
     ds = design_sample(s, y, f, np.zeros(7, int), pi, m, [stats], "poisson", "calibrated")
-    old = ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE
-    ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE = 3, 0.0
+    old = ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE, ht.SLOPE_SHRINKAGE
+    ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE, ht.SLOPE_SHRINKAGE = 3, 0.0, False
     try:
         r = ds.estimate(spec)
     finally:
-        ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE = old
+        ht.MIN_CALIBRATION, ht.CALIBRATION_RIDGE, ht.SLOPE_SHRINKAGE = old
     fit = {g: np.polyfit(m[f == g], (y - m)[f == g], 1, w=np.sqrt(1 / pi[f == g]))
            for g in (0, 1)}                                  # (γ_g, δ_g)
     total = {g: np.sum(fit[g][1] + (1 + fit[g][0]) * m_pool[f_pool == g]) for g in (0, 1)}
@@ -275,9 +275,42 @@ def test_calibration_fit_is_the_penalised_weighted_least_squares():
             return np.sum(w * (r - p[0] - p[1] * m) ** 2) + kappa / 12 * smm * p[1] ** 2
 
         best = optimize.minimize(obj, np.zeros(2), method="BFGS", options=dict(gtol=1e-12)).x
-        np.testing.assert_allclose(calibration_fit(r, m, w, kappa), best, atol=1e-7)
+        np.testing.assert_allclose(calibration_fit(r, m, w, kappa, shrink=False), best,
+                                   atol=1e-7)
     d, g = calibration_fit(r, np.full(12, 0.4), w)
     assert g == 0.0 and d == pytest.approx(np.dot(w, r) / w.sum())
+
+
+def test_calibration_slope_shrinkage_against_statsmodels_hc3():
+    """The shrunk slope is ``γ̃ (1 − V₃/γ̃²)₊`` with ``V₃`` the HC3 variance of the weighted
+    least-squares slope, here from statsmodels' ``WLS(...).fit(cov_type="HC3")`` (ridge 0,
+    so ``γ̃`` is its slope too), and ``δ = r̄ − γ m̄`` (weighted means). A slope well above
+    its noise (residuals ``−0.97 m`` plus small noise, 40 items: prior-shifted scores) is
+    kept to within its shrinkage; a slope set by the few events of a near-separable
+    sample (12 items, two of them errors) is dropped to 0."""
+    import statsmodels.api as sm
+
+    from evalstats.active._ht import calibration_fit
+    rng = np.random.default_rng(5)
+    for n, noise in ((15, 0.3), (40, 0.05), (8, 0.5)):
+        m = rng.random(n)
+        r = -0.5 * m + noise * rng.standard_normal(n)
+        w = 1 / rng.uniform(0.1, 0.9, n)
+        fit = sm.WLS(r, sm.add_constant(m), weights=w).fit(cov_type="HC3")
+        g0, v3 = fit.params[1], fit.cov_params()[1, 1]
+        expect_g = g0 * max(0.0, 1 - v3 / g0 ** 2)
+        expect_d = np.dot(w, r) / w.sum() - expect_g * np.dot(w, m) / w.sum()
+        np.testing.assert_allclose(calibration_fit(r, m, w, 0.0), (expect_d, expect_g),
+                                   rtol=1e-9, atol=1e-12)
+    m = rng.uniform(0.01, 0.5, 40)
+    r = -0.97 * m + 0.002 * rng.standard_normal(40)
+    d, g = calibration_fit(r, m, np.ones(40))
+    assert g == pytest.approx(-0.97 * 40 / 42, rel=0.01)     # the ridge's factor only
+    m = np.r_[np.full(10, 0.98), 0.7, 0.6]
+    y = np.r_[np.ones(10), 0.0, 1.0]
+    d, g = calibration_fit(y - m, m, np.ones(12))
+    assert g == 0.0
+    assert calibration_fit(y - m, m, np.ones(12), shrink=False)[1] != 0.0
 
 
 def test_calibrated_estimator_repairs_constant_scores():

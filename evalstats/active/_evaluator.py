@@ -85,7 +85,8 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
     estimator : {"calibrated", "difference", "horvitz_thompson"}
         πps design only: the difference estimator with each prediction group's residual
         regressed on the model from the labels (GREG, default; robust to a model that is off
-        by a constant or a factor, e.g. constant scores or another prevalence),
+        by a constant or a factor, e.g. constant scores or another prevalence; a slope
+        within its own noise is shrunk to 0, see ``_ht.calibration_fit``),
         the plain difference (model-assisted) estimator, or Horvitz–Thompson totals.
     sampling : {"pareto", "poisson"}
         πps design only: fixed batch size (default) or independent Bernoulli draws.
