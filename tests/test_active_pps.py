@@ -282,35 +282,39 @@ def test_calibration_fit_is_the_penalised_weighted_least_squares():
 
 
 def test_calibration_slope_shrinkage_against_statsmodels_hc3():
-    """The shrunk slope is ``γ̃ (1 − V₃/γ̃²)₊`` with ``V₃`` the HC3 variance of the weighted
-    least-squares slope, here from statsmodels' ``WLS(...).fit(cov_type="HC3")`` (ridge 0,
-    so ``γ̃`` is its slope too), and ``δ = r̄ − γ m̄`` (weighted means). A slope well above
-    its noise (residuals ``−0.97 m`` plus small noise, 40 items: prior-shifted scores) is
-    kept to within its shrinkage; a slope set by the few events of a near-separable
-    sample (12 items, two of them errors) is dropped to 0."""
+    """The slope is ``γ̂₀/(1 + κ/n) · (1 − V₃/γ̂₀²)₊`` with ``γ̂₀`` and ``V₃`` the weighted
+    least-squares slope and its HC3 variance, here from statsmodels'
+    ``WLS(...).fit(cov_type="HC3")`` (independent of the package), at ridge 0 and at the
+    default ridge of 2; ``δ = r̄ − γ m̄`` (weighted means). An exact linear fit keeps its
+    slope (``V₃ = 0``: only the ridge's factor); a slope set by the two errors of a
+    near-separable sample, or hinging on one item (four equal scores and one other), is
+    dropped; extreme weights give finite results."""
     import statsmodels.api as sm
 
     from evalstats.active._ht import calibration_fit
     rng = np.random.default_rng(5)
-    for n, noise in ((15, 0.3), (40, 0.05), (8, 0.5)):
+    for n, noise in ((15, 0.3), (40, 0.05), (8, 0.5), (6, 0.2)):
         m = rng.random(n)
         r = -0.5 * m + noise * rng.standard_normal(n)
         w = 1 / rng.uniform(0.1, 0.9, n)
         fit = sm.WLS(r, sm.add_constant(m), weights=w).fit(cov_type="HC3")
         g0, v3 = fit.params[1], fit.cov_params()[1, 1]
-        expect_g = g0 * max(0.0, 1 - v3 / g0 ** 2)
-        expect_d = np.dot(w, r) / w.sum() - expect_g * np.dot(w, m) / w.sum()
-        np.testing.assert_allclose(calibration_fit(r, m, w, 0.0), (expect_d, expect_g),
-                                   rtol=1e-9, atol=1e-12)
-    m = rng.uniform(0.01, 0.5, 40)
-    r = -0.97 * m + 0.002 * rng.standard_normal(40)
-    d, g = calibration_fit(r, m, np.ones(40))
-    assert g == pytest.approx(-0.97 * 40 / 42, rel=0.01)     # the ridge's factor only
+        for kappa in (0.0, 2.0):
+            expect_g = g0 / (1 + kappa / n) * max(0.0, 1 - v3 / g0 ** 2)
+            expect_d = np.dot(w, r) / w.sum() - expect_g * np.dot(w, m) / w.sum()
+            np.testing.assert_allclose(calibration_fit(r, m, w, kappa), (expect_d, expect_g),
+                                       rtol=1e-9, atol=1e-12)
+    m = np.array([0.1, 0.2, 0.3, 0.5, 0.9])
+    assert calibration_fit(-0.97 * m, m, np.ones(5))[1] == pytest.approx(-0.97 * 5 / 7)
     m = np.r_[np.full(10, 0.98), 0.7, 0.6]
     y = np.r_[np.ones(10), 0.0, 1.0]
-    d, g = calibration_fit(y - m, m, np.ones(12))
-    assert g == 0.0
+    assert calibration_fit(y - m, m, np.ones(12))[1] == 0.0
     assert calibration_fit(y - m, m, np.ones(12), shrink=False)[1] != 0.0
+    m = np.array([0.1, 0.1, 0.1, 0.1, 0.9])
+    assert calibration_fit(-0.97 * m, m, np.ones(5)) == (pytest.approx(-0.97 * 0.26), 0.0)
+    m, r = rng.random(20), rng.random(20) - 0.5
+    for w in (np.full(20, 1e-300), np.full(20, 1e200), np.logspace(-8, 8, 20)):
+        assert np.all(np.isfinite(calibration_fit(r, m, w)))
 
 
 def test_calibrated_estimator_repairs_constant_scores():

@@ -124,8 +124,8 @@ MIN_CALIBRATION = 5
 #: pseudo-observations of the prior at the identity map (γ = 0) in :func:`calibration_fit`
 CALIBRATION_RIDGE = 2.0
 
-#: shrink the calibration slope by its leverage-corrected signal-to-noise ratio
-#: (:func:`calibration_fit`); off only to check the unshrunk GREG formulas
+#: shrink the calibration slope by its HC3 signal share (:func:`calibration_fit`); off only
+#: to check the unshrunk GREG formulas
 SLOPE_SHRINKAGE = True
 
 #: an estimate within this of 0 or 1 is the boundary: totals known exactly (certainty
@@ -156,34 +156,40 @@ def calibration_fit(r: np.ndarray, m: np.ndarray, w: np.ndarray,
                     ridge: float | None = None, shrink: bool | None = None
                     ) -> tuple[float, float]:
     r"""``(δ, γ)`` of the weighted ridge regression ``r ≈ δ + γ m`` of residuals on the model,
-    with the slope shrunk toward the model's own scale by its signal-to-noise ratio.
+    with the slope shrunk toward the model's own scale by its signal share.
 
     .. math::
 
-        \tilde\gamma = \frac{\sum w (m - \bar m)(r - \bar r)}
-                          {\sum w (m - \bar m)^2\,(1 + \kappa / n)},\qquad
-        \hat\gamma = \tilde\gamma\,\Bigl(1 - \frac{V_3}{\tilde\gamma^2}\Bigr)_+,\qquad
-        \hat\delta = \bar r - \hat\gamma \bar m
+        \tilde\gamma = \frac{\hat\gamma_0}{1 + \kappa / n},\quad
+        \hat\gamma_0 = \frac{\sum w (m - \bar m)(r - \bar r)}{\sum w (m - \bar m)^2},
+        \qquad
+        \gamma = \tilde\gamma\,\Bigl(1 - \frac{V_3}{\hat\gamma_0^2}\Bigr)_+,\qquad
+        \delta = \bar r - \gamma \bar m
 
     (``w``-weighted means; ``κ`` = ``ridge`` pseudo-observations at ``γ = 0``; ``γ = 0`` when
-    ``m`` does not vary). ``V₃`` is the leverage-corrected (HC3, MacKinnon & White 1985;
-    about the jackknife) sandwich variance of the slope,
-    ``Σ w² (m − m̄)² e² / (1 − h)² / S_mm²`` with the fitted residuals ``e = r − δ̃ − γ̃ m``
-    and the weighted leverages ``h = w/Σw + w (m − m̄)²/S_mm``; the positive-part
-    James–Stein factor keeps a slope the labels determine (``|γ̃| ≫ √V₃``) and drops one
-    that is within its own noise (``|γ̃| ≤ √V₃``). With ``γ = 0`` this is the Hájek mean
-    residual of the intercept-only calibration. ``shrink=False`` (default
-    :data:`SLOPE_SHRINKAGE`) returns the ridge fit ``(r̄ − γ̃ m̄, γ̃)``.
+    ``m`` does not vary). ``V₃`` is the HC3 (leverage-corrected, MacKinnon & White 1985;
+    about the jackknife) sandwich variance of the weighted least-squares slope ``γ̂₀``,
+    ``Σ w² (m − m̄)² e² / (1 − h)² / S_mm²`` with its residuals ``e = r − r̄ − γ̂₀ (m − m̄)``
+    and the weighted leverages ``h = w/Σw + w (m − m̄)²/S_mm`` — statsmodels'
+    ``WLS(r, (1, m), weights=w).fit(cov_type="HC3")``. The factor ``(1 − V₃/γ̂₀²)₊`` (an
+    empirical-Bayes share of signal in the slope, positive part) keeps a slope the labels
+    determine (``|γ̂₀| ≫ √V₃``; an exact linear fit has ``V₃ = 0``) and drops one within its
+    own noise (``|γ̂₀| ≤ √V₃``). A slope that hinges on one item (leverage ``h ≥ 1 − 10⁻⁹``,
+    e.g. one score away from a cluster of equal ones: without it no spread is left) is
+    dropped too. With ``γ = 0`` this is the Hájek mean residual of the intercept-only
+    calibration. ``shrink=False`` (default :data:`SLOPE_SHRINKAGE`) returns the ridge fit
+    ``(r̄ − γ̃ m̄, γ̃)``.
 
     Scores that are off by a factor — a classifier trained at another prevalence — are
     what the slope repairs: on a pool whose scores summed to 2,091 expected positives
     against 50 true ones, the intercept alone left denominators of F1 below zero; raw
     margins (tweets) need it too (without a slope, tweets_rare's F1 RMSE at 500 labels
-    rose 1.4-fold and its coverage fell to 0.90, 60 runs). Such slopes stand far above
-    their noise and are kept. On a near-separable, calibrated pool a handful of errors
-    sets the unshrunk slope (high leverage, fitted residuals near 0), which added error
-    that the variance estimate missed: passive proposal, 30 labels, coverage 0.865–0.882
-    (400 runs; ``benchmarks/active_calibration_probe.py``); shrunk 0.935–0.950.
+    rose 1.4-fold and its coverage fell to 0.90, 60 runs). On a near-separable, calibrated
+    pool a handful of errors sets the unshrunk slope (high leverage, fitted residuals near
+    0), which added error that the variance estimate missed: passive proposal, 30 labels,
+    coverage 0.865–0.882 (400 runs; ``benchmarks/active_calibration_probe.py``); shrunk
+    0.938–0.952. The shrunk slope is data-dependent, so, as for any GREG, the estimator is
+    approximately (``O(1/n)``) rather than exactly design-unbiased.
     """
     ridge = CALIBRATION_RIDGE if ridge is None else ridge
     shrink = SLOPE_SHRINKAGE if shrink is None else shrink
@@ -195,13 +201,16 @@ def calibration_fit(r: np.ndarray, m: np.ndarray, w: np.ndarray,
     n = m.shape[0]
     if not smm > 1e-12 * sw * max(mbar * mbar, 1e-12) or n < 2:     # no spread in m
         return rbar, 0.0
-    gamma = float(np.dot(w, dm * (r - rbar))) / (smm * (1.0 + ridge / n))
+    g0 = float(np.dot(w, dm * (r - rbar))) / smm             # weighted least squares
+    gamma = g0 / (1.0 + ridge / n)
     if shrink and gamma != 0.0:
-        e = (r - rbar) - gamma * dm                 # r − δ̃ − γ̃ m
         h = w / sw + w * dm * dm / smm
-        lev = np.maximum(1.0 - h, 1e-12)
-        v3 = float(np.sum((w * dm * e / lev) ** 2)) / (smm * smm)
-        gamma *= max(0.0, 1.0 - v3 / (gamma * gamma)) if np.isfinite(v3) else 0.0
+        if float(h.max()) >= 1.0 - 1e-9:
+            return rbar, 0.0                # the slope hinges on one item
+        # each term divided by S_mm before squaring: no under/overflow for extreme w
+        t = w * dm * ((r - rbar) - g0 * dm) / ((1.0 - h) * smm)
+        v3 = float(np.dot(t, t))
+        gamma *= max(0.0, 1.0 - v3 / (g0 * g0)) if np.isfinite(v3) else 0.0
     return rbar - gamma * mbar, gamma
 
 
