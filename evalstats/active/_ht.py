@@ -177,8 +177,8 @@ def calibration_fit(r: np.ndarray, m: np.ndarray, w: np.ndarray,
     own noise (``|γ̂₀| ≤ √V₃``). A slope that hinges on one item (leverage ``h ≥ 1 − 10⁻⁹``,
     e.g. one score away from a cluster of equal ones: without it no spread is left) is
     dropped too. With ``γ = 0`` this is the Hájek mean residual of the intercept-only
-    calibration. ``shrink=False`` (default :data:`SLOPE_SHRINKAGE`) returns the ridge fit
-    ``(r̄ − γ̃ m̄, γ̃)``.
+    calibration. ``shrink=False`` returns the unshrunk ridge fit ``(r̄ − γ̃ m̄, γ̃)``
+    (``None``, the default, follows :data:`SLOPE_SHRINKAGE`, which is on).
 
     Scores that are off by a factor — a classifier trained at another prevalence — are
     what the slope repairs: on a pool whose scores summed to 2,091 expected positives
