@@ -156,11 +156,19 @@ def load_pools(names: list[str]) -> dict[str, dict]:
     return pools
 
 
+def measures_of(pred, label) -> dict[str, float]:
+    """F1, precision, recall and accuracy of 0/1 predictions against 0/1 labels (NaN where
+    a denominator is 0)."""
+    f, y = np.asarray(pred, float), np.asarray(label, float)
+    tp, fp, fn = float(np.sum(f * y)), float(np.sum(f * (1 - y))), float(np.sum((1 - f) * y))
+    return dict(f1=2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else np.nan,
+                precision=tp / (tp + fp) if tp + fp else np.nan,
+                recall=tp / (tp + fn) if tp + fn else np.nan, accuracy=float(np.mean(f == y)))
+
+
 def truth(pool: dict) -> dict[str, float]:
-    f, y = pool["pred"], pool["label"]
-    tp, fp, fn = np.sum(f * y), np.sum(f * (1 - y)), np.sum((1 - f) * y)
-    return dict(f1=2 * tp / (2 * tp + fp + fn), precision=tp / (tp + fp) if tp + fp else np.nan,
-                recall=tp / (tp + fn), accuracy=float(np.mean(f == y)))
+    """The pool's true measures."""
+    return measures_of(pool["pred"], pool["label"])
 
 
 # -- one repetition of each method -------------------------------------------------------------

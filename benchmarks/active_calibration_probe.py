@@ -25,6 +25,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from active_benchmark import measures_of
 from active_edge_rule import RESULTS, small_pool
 
 from evalstats.active import _ht, active_evaluate
@@ -46,9 +47,7 @@ def run_variant(name: str, reps: int, seed: int) -> pd.DataFrame:
     try:
         for kind in POOLS:
             s, y, f = small_pool(kind)
-            tp, fp, fn = (int(np.sum((f == a) & (y == b))) for a, b in ((1, 1), (1, 0), (0, 1)))
-            truth = dict(accuracy=float(np.mean(f == y)), precision=tp / (tp + fp),
-                         recall=tp / (tp + fn), f1=2 * tp / (2 * tp + fp + fn))
+            truth = measures_of(f, y)
             for design, kw in DESIGNS.items():
                 for n in (30, 100):
                     for rep in range(reps):

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from active_benchmark import measures_of
 
 from evalstats.active import ActiveEvaluator
 from evalstats.active._estimators import interval_of
@@ -111,11 +112,7 @@ def collect_small(reps: int, seed: int) -> pd.DataFrame:
     rows = []
     for kind in SMALL_POOLS:
         s, y, f = small_pool(kind)
-        tp, fp, fn = (int(np.sum((f == a) & (y == b))) for a, b in ((1, 1), (1, 0), (0, 1)))
-        tr = dict(accuracy=float(np.mean(f == y)),
-                  precision=tp / (tp + fp) if tp + fp else np.nan,
-                  recall=tp / (tp + fn) if tp + fn else np.nan,
-                  f1=2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else np.nan)
+        tr = measures_of(f, y)
         t0 = time.perf_counter()
         for design, kw in SMALL_DESIGNS.items():
             for n in (30, 60, 100):
