@@ -220,6 +220,49 @@ def test_next_loglik_matches_an_item_by_item_gamma_poisson_loglik():
         assert got["next_ll_f0"][j] == pytest.approx(want["f0"], rel=1e-12)
 
 
+def _prequential_weights_by_hand(p, f, sample, strata, n_batches, groups=(0, 1)):
+    """``w ∝ exp(ℓ_j)``: batch ``k``'s labels (prediction in ``groups``) under model ``j``
+    (the scores, their recalibration) fitted on the batches before ``k``, item by item."""
+    ll = np.zeros(2)
+    for k in range(1, n_batches):
+        prev, cur = sample.item_batch < k, sample.item_batch == k
+        ids_p, y_p = sample.item_ids[prev], sample.item_labels[prev]
+        recal = apply_recalibration(p, fit_recalibration(p[ids_p], y_p,
+                                                         sample.item_pi[prev] ** -0.5))
+        for j, base in enumerate((p, recal)):
+            for i, yi in zip(sample.item_ids[cur], sample.item_labels[cur], strict=True):
+                if f[i] not in groups:
+                    continue
+                same = strata[ids_p] == strata[i]
+                a, b = 1.0 + y_p[same].sum(), 1.0 + base[ids_p][same].sum()
+                p0 = (b / (b + base[i])) ** a
+                ll[j] += np.log(1 - p0) if yi == 1 else np.log(p0)
+    w = np.exp(ll - ll.max())
+    return w / w.sum()
+
+
+def test_rare_regime_weights_score_both_groups_when_one_is_rare(monkeypatch):
+    """Only the predicted negatives in the rare regime (their floor's skewness forced
+    high): the weights must still score the labels of *both* groups, since ``G̃`` replaces
+    the never-drawn labels of both. Scoring the rare group alone (the first version) gives
+    other weights here (checked, so the test can fail); on tweets_rare with
+    ``epsilon=0.01`` it left a refuted model at weight 0.3 and biased F1 2.7-fold."""
+    monkeypatch.setattr(_ht, "_skew", lambda bt, grp, j: 1e12 if grp == "f0" else 0.0)
+    rng = np.random.default_rng(3)          # 400 overconfident predicted positives (1 %)
+    p = np.r_[rng.uniform(0.55, 0.95, 400), rng.beta(0.5, 60, 7600)]
+    y = (rng.random(8000) < np.r_[np.full(400, 0.01), p[400:] / 4]).astype(float)
+    f = (p > 0.5).astype(float)
+    ev = ActiveEvaluator(p, "f1", predictions=f, rng=4, design="pps", adaptive=True)
+    sample = _label_batches(ev, y, 4, 60)
+    r = sample.estimate(ev._spec, 0)
+    strata = ev._pps.model.stratum
+    w = _prequential_weights_by_hand(p, f, sample, strata, 4)
+    w_rare_only = _prequential_weights_by_hand(p, f, sample, strata, 4, groups=(0,))
+    assert len(r["reach"]) == 2
+    assert r["model_weights"] == pytest.approx(tuple(w), rel=1e-9, abs=1e-12)
+    assert abs(w[0] - w_rare_only[0]) > 1e-3
+
+
 def test_rare_regime_estimate_is_the_prequentially_weighted_prediction(monkeypatch):
     """Every group in the rare regime (``RARE_SKEW = −1``): the estimate must be
     ``Σ_j w_j G̃_j`` with ``w ∝ exp(ℓ_j)``, ``ℓ_j`` the log-likelihood of batches 1..K−1
@@ -233,21 +276,7 @@ def test_rare_regime_estimate_is_the_prequentially_weighted_prediction(monkeypat
         warnings.simplefilter("ignore")
         res = ev.result()
     r = sample.estimate(ev._spec, 0)
-    strata = ev._pps.model.stratum
-    ll = np.zeros(2)
-    for k in range(1, 4):
-        prev, cur = sample.item_batch < k, sample.item_batch == k
-        ids_p, y_p = sample.item_ids[prev], sample.item_labels[prev]
-        recal = apply_recalibration(p, fit_recalibration(p[ids_p], y_p,
-                                                         sample.item_pi[prev] ** -0.5))
-        for j, base in enumerate((p, recal)):
-            for i, yi in zip(sample.item_ids[cur], sample.item_labels[cur], strict=True):
-                same = strata[ids_p] == strata[i]
-                a, b = 1.0 + y_p[same].sum(), 1.0 + base[ids_p][same].sum()
-                p0 = (b / (b + base[i])) ** a
-                ll[j] += np.log(1 - p0) if yi == 1 else np.log(p0)
-    w = np.exp(ll - ll.max())
-    w /= w.sum()
+    w = _prequential_weights_by_hand(p, f, sample, ev._pps.model.stratum, 4)
     assert len(r["reach"]) == 2
     assert r["model_weights"] == pytest.approx(tuple(w), rel=1e-9, abs=1e-12)
     assert r["estimate"] == pytest.approx(sum(wj * g for wj, (g, _) in zip(w, r["reach"],

@@ -412,7 +412,7 @@ class DesignSample:
                             m) if model_groups else []
         g_model, weights = g, ()
         if reach:                   # the rare regime: the models' prediction is the estimate
-            score = prequential(self, model, k_used, model_groups)
+            score = prequential(self, model, k_used)
             ll = np.array([score[j] for _, _, j in reach])
             w = np.exp(ll - ll.max())
             weights = tuple(float(v) for v in w / w.sum())
