@@ -220,10 +220,13 @@ def test_next_loglik_matches_an_item_by_item_gamma_poisson_loglik():
         assert got["next_ll_f0"][j] == pytest.approx(want["f0"], rel=1e-12)
 
 
-def _prequential_weights_by_hand(p, f, sample, strata, n_batches, groups=(0, 1)):
-    """``w ∝ exp(ℓ_j)``: batch ``k``'s labels (prediction in ``groups``) under model ``j``
-    (the scores, their recalibration) fitted on the batches before ``k``, item by item."""
-    ll = np.zeros(2)
+_PAIRS = [(0, 0), (1, 1), (0, 1), (1, 0)]   # (model of f = 1, model of f = 0), as model_reach
+
+
+def _loglik_by_hand(p, f, sample, strata, n_batches):
+    """``ℓ[g][j]``: batch ``k``'s labels of prediction group ``g`` under model ``j`` (the
+    scores, their recalibration) fitted on the batches before ``k``, item by item."""
+    ll = {0: np.zeros(2), 1: np.zeros(2)}
     for k in range(1, n_batches):
         prev, cur = sample.item_batch < k, sample.item_batch == k
         ids_p, y_p = sample.item_ids[prev], sample.item_labels[prev]
@@ -231,22 +234,26 @@ def _prequential_weights_by_hand(p, f, sample, strata, n_batches, groups=(0, 1))
                                                          sample.item_pi[prev] ** -0.5))
         for j, base in enumerate((p, recal)):
             for i, yi in zip(sample.item_ids[cur], sample.item_labels[cur], strict=True):
-                if f[i] not in groups:
-                    continue
                 same = strata[ids_p] == strata[i]
                 a, b = 1.0 + y_p[same].sum(), 1.0 + base[ids_p][same].sum()
                 p0 = (b / (b + base[i])) ** a
-                ll[j] += np.log(1 - p0) if yi == 1 else np.log(p0)
-    w = np.exp(ll - ll.max())
+                ll[int(f[i])][j] += np.log(1 - p0) if yi == 1 else np.log(p0)
+    return ll
+
+
+def _softmax(v):
+    w = np.exp(np.asarray(v) - np.max(v))
     return w / w.sum()
 
 
-def test_rare_regime_weights_score_both_groups_when_one_is_rare(monkeypatch):
+def test_rare_regime_weights_score_each_group_with_its_own_model(monkeypatch):
     """Only the predicted negatives in the rare regime (their floor's skewness forced
-    high): the weights must still score the labels of *both* groups, since ``G̃`` replaces
-    the never-drawn labels of both. Scoring the rare group alone (the first version) gives
-    other weights here (checked, so the test can fail); on tweets_rare with
-    ``epsilon=0.01`` it left a refuted model at weight 0.3 and biased F1 2.7-fold."""
+    high): the estimate averages the four pairs (model of the predicted positives, model of
+    the negatives) with weights ``∝ exp(ℓ₁[j₁] + ℓ₀[j₀])``, each group's labels scored by
+    its own model. The first rule scored the rare group alone with one model for both
+    groups (``∝ exp(ℓ₀[j])`` on the pairs ``j₁ = j₀``): other weights here (checked, so the
+    test can fail); on tweets_rare with ``epsilon=0.01`` it left a model refuted by the
+    predicted positives' labels at weight 0.3 and biased F1 2.7-fold."""
     monkeypatch.setattr(_ht, "_skew", lambda bt, grp, j: 1e12 if grp == "f0" else 0.0)
     rng = np.random.default_rng(3)          # 400 overconfident predicted positives (1 %)
     p = np.r_[rng.uniform(0.55, 0.95, 400), rng.beta(0.5, 60, 7600)]
@@ -255,19 +262,24 @@ def test_rare_regime_weights_score_both_groups_when_one_is_rare(monkeypatch):
     ev = ActiveEvaluator(p, "f1", predictions=f, rng=4, design="pps", adaptive=True)
     sample = _label_batches(ev, y, 4, 60)
     r = sample.estimate(ev._spec, 0)
-    strata = ev._pps.model.stratum
-    w = _prequential_weights_by_hand(p, f, sample, strata, 4)
-    w_rare_only = _prequential_weights_by_hand(p, f, sample, strata, 4, groups=(0,))
-    assert len(r["reach"]) == 2
+    ll = _loglik_by_hand(p, f, sample, ev._pps.model.stratum, 4)
+    w = _softmax([ll[1][j1] + ll[0][j0] for j1, j0 in _PAIRS])
+    first_rule = _softmax(ll[0])             # diagonal pairs only, the rare group scored
+    assert len(r["reach"]) == 4
     assert r["model_weights"] == pytest.approx(tuple(w), rel=1e-9, abs=1e-12)
-    assert abs(w[0] - w_rare_only[0]) > 1e-3
+    assert r["estimate"] == pytest.approx(sum(wj * g for wj, (g, _) in zip(w, r["reach"],
+                                                                          strict=True)),
+                                          rel=1e-12)
+    old = sum(wj * g for wj, (g, _) in zip(first_rule, r["reach"][:2], strict=True))
+    assert abs(r["estimate"] - old) > 1e-4
 
 
 def test_rare_regime_estimate_is_the_prequentially_weighted_prediction(monkeypatch):
     """Every group in the rare regime (``RARE_SKEW = −1``): the estimate must be
-    ``Σ_j w_j G̃_j`` with ``w ∝ exp(ℓ_j)``, ``ℓ_j`` the log-likelihood of batches 1..K−1
-    under model ``j`` fitted on the batches before (recomputed here); the interval holds the
-    estimate and the design-based estimate."""
+    ``Σ w G̃`` over the model pairs with ``w ∝ exp(ℓ₁[j₁] + ℓ₀[j₀])``, ``ℓ_g[j]`` the
+    log-likelihood of group ``g``'s labels of batches 1..K−1 under model ``j`` fitted on the
+    batches before (recomputed here); the interval holds the estimate and the design-based
+    estimate."""
     monkeypatch.setattr(_ht, "RARE_SKEW", -1.0)
     p, y, f = _rare_pool(n=8000, seed=11)
     ev = ActiveEvaluator(p, "f1", predictions=f, rng=4, design="pps", adaptive=True)
@@ -276,8 +288,9 @@ def test_rare_regime_estimate_is_the_prequentially_weighted_prediction(monkeypat
         warnings.simplefilter("ignore")
         res = ev.result()
     r = sample.estimate(ev._spec, 0)
-    w = _prequential_weights_by_hand(p, f, sample, ev._pps.model.stratum, 4)
-    assert len(r["reach"]) == 2
+    ll = _loglik_by_hand(p, f, sample, ev._pps.model.stratum, 4)
+    w = _softmax([ll[1][j1] + ll[0][j0] for j1, j0 in _PAIRS])
+    assert len(r["reach"]) == 4
     assert r["model_weights"] == pytest.approx(tuple(w), rel=1e-9, abs=1e-12)
     assert r["estimate"] == pytest.approx(sum(wj * g for wj, (g, _) in zip(w, r["reach"],
                                                                           strict=True)),

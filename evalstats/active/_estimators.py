@@ -423,8 +423,9 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         notes.add(f"Labels the sample has not seen are rare events here (fewer than one of them "
                   f"is expected among the labels), so the estimate is where predictive models "
                   f"of the never-labeled items put {spec.name}: {where} (± one s.d. of their "
-                  f"labels; around the scores and around their recalibration, weighted by "
-                  f"how well each predicted the labels of each next batch). The interval "
+                  f"labels; one model, around the scores or around their recalibration, for "
+                  f"the predicted positives and one for the negatives, weighted by how well "
+                  f"each predicted that group's labels of each next batch). The interval "
                   f"holds these and the design-based estimate {r['design_estimate']:.3g}; the "
                   f"std. error is the design's.")
     elif (r["defined"] and np.isfinite(lo_se) and np.isfinite(hi_se)

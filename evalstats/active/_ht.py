@@ -110,7 +110,7 @@ import numpy as np
 
 from ._design import pool_totals, spec_coefficients
 from ._measures import MeasureSpec
-from ._rare import model_reach, prequential
+from ._rare import model_reach, model_weights
 
 __all__ = ["DesignSample", "ESTIMATORS", "antic_group0", "calibration_fit",
            "consistent_bounds"]
@@ -412,10 +412,8 @@ class DesignSample:
                             m) if model_groups else []
         g_model, weights = g, ()
         if reach:                   # the rare regime: the models' prediction is the estimate
-            score = prequential(self, model, k_used)
-            ll = np.array([score[j] for _, _, j in reach])
-            w = np.exp(ll - ll.max())
-            weights = tuple(float(v) for v in w / w.sum())
+            w = model_weights(self, model, k_used, [js for _, _, js in reach])
+            weights = tuple(float(v) for v in w)
             g_model = float(sum(wj * gt for wj, (gt, _, _) in zip(weights, reach, strict=True)))
         n_eff = b_hat ** 2 / var_bern if var_bern > 0 else float("inf")
         held = (consistent_bounds(a_true[used], b_true[used]) if spec.kind != "squared"
