@@ -49,6 +49,9 @@ MIN_EVENTS = 20
 
 __all__ = ["LabeledSample", "ActiveEstimate", "ratio_estimate", "make_estimate"]
 
+#: names of the predictive models of the rare regime, by index in a batch's ``never``
+_MODEL_NAMES = ("scores", "recalibrated")
+
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class ActiveEstimate(EvalResult):
@@ -94,10 +97,11 @@ class ActiveEstimate(EvalResult):
         floor is treated as on the boundary (:func:`evalstats.active._intervals.boundary_weight`).
         NaN: unknown (with-replacement design, tables written before it existed).
     model_reach : tuple of (float, float)
-        Without-replacement design in the rare-event regime: ``(G̃, σ)`` per predictive
-        model of the never-labeled items — the measure with their labels replaced by the
-        model's expectation, and the s.d. of those labels; ``conf_int(level)`` holds every
-        ``G̃ ± z σ``. Empty otherwise.
+        Without-replacement design in the rare-event regime: ``(G̃, σ)`` per pair of
+        predictive models of the never-labeled items (one for the predicted positives, one
+        for the negatives; the pairs of one model first) — the measure with their labels
+        replaced by the models' expectation, and the s.d. of those labels;
+        ``conf_int(level)`` holds every ``G̃ ± z σ``. Empty otherwise.
     bounds_held : tuple of (float, float)
         Without-replacement design: ``(1, 0)`` when no labeled item contradicts a value of
         1 (no error among the labels for accuracy, no false positive for precision, no false
@@ -107,9 +111,10 @@ class ActiveEstimate(EvalResult):
         follow the same rule for every model.
     design_estimate : float
         In that regime the design-based (calibrated difference) estimate, which the
-        interval also holds; ``estimate`` is then the models' prediction ``Σ_j w_j G̃_j``
-        with weights ``w_j ∝ exp(ℓ_j)``, ``ℓ_j`` the prequential log-likelihood of model
-        ``j`` (``diagnostics["model_weights"]``; see :mod:`evalstats.active._ht`); the
+        interval also holds; ``estimate`` is then the models' prediction ``Σ w G̃`` over
+        the pairs of ``model_reach``, with weights ``∝ exp(ℓ₁ + ℓ₀)``, ``ℓ_g`` the
+        prequential log-likelihood of the pair's model of prediction group ``g`` on that
+        group's labels (``diagnostics["model_weights"]``; see :mod:`evalstats.active._rare`); the
         interval is centred on the design estimate and ``std_error`` is its s.e. Outside
         that regime it equals ``estimate``; NaN for the with-replacement design, a census
         and an undefined estimate.
@@ -418,14 +423,17 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                       f"looks like this one. The other measures' and models' intervals in "
                       f"the table follow the same rule.")
     if r["defined"] and r.get("reach"):
-        where = ", ".join(f"{g:.3g} ± {s:.2g} (weight {w:.2f})"
-                          for (g, s), w in zip(r["reach"], r["model_weights"], strict=True))
+        pairs = r.get("reach_models") or [(j, j) for j in range(len(r["reach"]))]
+        where = ", ".join(f"{_MODEL_NAMES[j1]} / {_MODEL_NAMES[j0]}: {g:.3g} ± {s:.2g} "
+                          f"(weight {w:.2f})"
+                          for (g, s), w, (j1, j0) in zip(r["reach"], r["model_weights"], pairs,
+                                                         strict=True))
         notes.add(f"Labels the sample has not seen are rare events here (fewer than one of them "
                   f"is expected among the labels), so the estimate is where predictive models "
-                  f"of the never-labeled items put {spec.name}: {where} (± one s.d. of their "
-                  f"labels; one model, around the scores or around their recalibration, for "
-                  f"the predicted positives and one for the negatives, weighted by how well "
-                  f"each predicted that group's labels of each next batch). The interval "
+                  f"of the never-labeled items put {spec.name}, a model of the predicted "
+                  f"positives / one of the negatives (around the scores or around their "
+                  f"recalibration): {where} (± one s.d. of their labels; weighted by how well "
+                  f"each model predicted its group's labels of each next batch). The interval "
                   f"holds these and the design-based estimate {r['design_estimate']:.3g}; the "
                   f"std. error is the design's.")
     elif (r["defined"] and np.isfinite(lo_se) and np.isfinite(hi_se)

@@ -422,6 +422,7 @@ class DesignSample:
                     std_error=se, se_low=se_low, se_high=se_high, se_labels=se_labels,
                     held=held,
                     reach=[(gt, sigma) for gt, sigma, _ in reach],
+                    reach_models=[js for _, _, js in reach],
                     defined=True, zero_width=se == 0.0,
                     n_eff=float(n_eff), ess=wsum ** 2 / w2sum if w2sum > 0 else float("inf"),
                     max_weight_share=wmax / wsum if wsum > 0 else 0.0)

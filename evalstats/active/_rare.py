@@ -12,38 +12,43 @@ level asked for). ``G̃`` is the measure with the labels of the items no batch d
 replaced by a predictive model's expectation, ``σ`` the spread of those labels
 (:func:`model_reach`). The model (:meth:`~._design.StrataModel.predictive`) is a
 Gamma–Poisson calibration ratio per score stratum, once around the scores and once around
-their logistic recalibration; each gives a ``G̃`` and the interval holds all of them. This
-needs the pool, so it applies to the evaluator and to sessions; a design table keeps the
-floor.
+their logistic recalibration. The never-drawn predicted positives and negatives each take
+one of the two, so the four pairs ``(j₁, j₀)`` each give a ``G̃`` and the interval holds
+all of them. This needs the pool, so it applies to the evaluator and to sessions; a design
+table keeps the floor.
 
 **Rare events: the estimate.** From a skewness above :data:`~._ht.RARE_ESTIMATE_SKEW` (3:
 ``h < 1/9``; the group keeps its floor up to ``RARE_SKEW``, and the interval also holds the
 reach) and in that regime the design-based ``Ĝ`` is ruled by whether
 the sample caught one of the rare labels at weight ``1/π`` (usually not: too high; now and
 then: far too low), while ``G̃`` moves only through the predictive model. The reported
-estimate is therefore the models' prediction ``Σ_j w_j G̃_j`` with ``w_j ∝ exp(ℓ_j)``,
-``ℓ_j`` the prequential log-likelihood (Dawid 1984) of model ``j`` on the labels of both
-prediction groups: batch ``k + 1``'s labels under the model fitted on batches ``≤ k``
-(``next_ll_*``, :meth:`~._design.StrataModel.next_loglik`): prequential (pseudo-BMA)
-weights — no label scores a model fitted on it, but they are not posterior model
-probabilities (the first batch is not scored, each label uses the plug-in posterior of the
-labels before its batch, and the recalibration is a weighted point fit). ``Ĝ`` is kept
+estimate is therefore the models' prediction ``Σ w_{j₁j₀} G̃_{j₁j₀}`` over the pairs, with
+``w_{j₁j₀} ∝ exp(ℓ_{1,j₁} + ℓ_{0,j₀})``, ``ℓ_{g,j}`` the prequential log-likelihood (Dawid
+1984) of model ``j`` on the labels of prediction group ``g``: batch ``k + 1``'s labels
+under the model fitted on batches ``≤ k`` (``next_ll_*``,
+:meth:`~._design.StrataModel.next_loglik`). The log-likelihood of a pair is the sum over
+the groups, so these are the pair's prequential (pseudo-BMA) weights — no label scores a
+model fitted on it, but they are not posterior model probabilities (the first batch is not
+scored, each label uses the plug-in posterior of the labels before its batch, and the
+recalibration is a weighted point fit). ``Ĝ`` is kept
 (``design_estimate``) and the interval is unchanged: it still holds ``Ĝ``'s design interval
 and every ``G̃ ± zσ``, so it holds the estimate too; the reported std. error stays the
 design's, so the interval need not be centred on the estimate. One batch (no label scored):
 equal weights. Measured (``benchmarks/active_benchmark.py``, seed 2026, 100 runs, the committed
-table): F1 RMSE ÷ adaptive OASIS's at 500 / 1000 labels, design ``Ĝ`` → weighted ``G̃``:
+table, with one model for both groups weighted by the rare group's labels): F1 RMSE ÷
+adaptive OASIS's at 500 / 1000 labels, design ``Ĝ`` → weighted ``G̃``:
 er_abt_buy 0.92 / 0.94 → 0.42 / 0.43, er_abt_buy_rare 1.00 / 0.81 → 0.53 / 0.51,
 sim_rare 1.25 / 1.05 → 0.57 / 0.42, shuttle_rare 1.07 / 1.08 → 1.08 / 0.79, kdd_rare
 1.17 / 1.28 → 1.16 / 0.78 (at 500 labels it is rarely in this regime); sim_overconfident
 1.03 / 0.84 → 1.06 / 0.83; the other pools are not in this regime; intervals unchanged.
-Both groups are scored because ``G̃`` replaces the never-drawn labels of both: scoring
-only the rare group (as first written) left a model refuted by hundreds of labels of the
-other group at weight 0.3 (tweets_rare with ``epsilon=0.01``: the scores' model put 22–30
-true positives among the never-drawn predicted positives, 450 of whose labels held 0–1;
-F1 estimate 0.0088 on average against a truth of 0.0033, RMSE 0.0062 at 500 labels, 200
-runs; scoring both groups: 0.0034, RMSE 0.0027; the default ``epsilon = 0.1`` does not
-enter the regime on that pool).
+That first rule let a model that the other group's labels refute predict that group:
+on tweets_rare with ``epsilon=0.01`` (the default ``0.1`` does not enter the regime
+there) the scores' model put 22–30 true positives among the never-drawn predicted
+positives, 450 of whose labels held 0–1, at weight 0.3; F1 estimate 0.0088 on average
+against a truth of 0.0033, RMSE 0.0062 at 500 labels (200 runs). With the pairs: 0.0033,
+RMSE 0.0026. One model for both groups scored on both groups' labels fixed that too
+(0.0027) but cost sim_overconfident 4–8 % F1 RMSE at 200–1000 labels; the pairs are
+within 0.5 % of the first rule on the default benchmark pools.
 The scores' model alone was best on the calibrated pools and worst on the
 prior-shifted ones (F1 RMSE 0.014 vs 0.255 at 500 labels on er_abt_buy and shuttle_rare,
 60 runs), the recalibration the reverse; the prequential likelihood preferred the
