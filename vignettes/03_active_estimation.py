@@ -200,9 +200,11 @@ print(er_table.round(4).to_string(index=False))
 # low scores, are rare events: a batch of a few hundred labels usually misses them (the
 # design-based estimate is then too high) and now and then catches one at a large weight
 # (far too low). There `active_evaluate` reports the prediction of two predictive models of
-# the never-labeled items (the scores, and their recalibration), weighted by their
-# prequential likelihood, and keeps the design-based estimate as `design_estimate`; the
-# interval holds both (see `evalstats.active._ht`).
+# the never-labeled items (the scores, and their recalibration; one of them for the
+# predicted positives and one for the negatives, so four pairs), weighted by how well each
+# predicted its group's labels (prequential likelihood), and keeps the design-based
+# estimate as `design_estimate`; the interval holds all of them (see
+# `evalstats.active._rare`).
 
 # %%
 import matplotlib.pyplot as plt  # noqa: E402
@@ -226,9 +228,11 @@ with warnings.catch_warnings():
 print(one.summary())
 # in the rare-event regime (few false negatives spread over 50,000 low scores) the estimate
 # is the predictive models' prediction of the never-labeled items, weighted by how well each
-# predicted the next batch's labels; the design-based estimate is kept beside it
+# predicted the next batch's labels; the design-based estimate is kept beside it. One weight
+# per pair (model of the predicted positives, model of the negatives): scores/scores,
+# recalibrated/recalibrated, scores/recalibrated, recalibrated/scores
 print("design-based estimate:", round(one.design_estimate, 4),
-      "model weights:", one.diagnostics["model_weights"])
+      "pair weights:", np.round(one.diagnostics["model_weights"], 3))
 ax = one.plot()
 ax.figure.savefig(OUT / "active_run.png", dpi=80, bbox_inches="tight")
 plt.close("all")
