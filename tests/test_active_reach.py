@@ -84,6 +84,38 @@ def test_reach_with_the_true_never_labeled_totals_is_the_truth(estimator, measur
             assert lo - 1e-12 <= truth <= hi + 1e-12
 
 
+@pytest.mark.parametrize("measure", ["f1", "recall", "precision", "accuracy"])
+def test_mixed_model_pairs_put_the_measure_where_their_group_masses_say(measure,
+                                                                        monkeypatch):
+    """Two predictive models: the true never-labeled totals, and the same with ``Δ₁ = 3``
+    extra positives among the never-drawn predicted positives and ``Δ₀ = 7`` among the
+    negatives. Each pair ``(j₁, j₀)`` must give the measure computed from the pool's counts
+    with ``TP += Δ₁·[j₁ = 1]`` (a positive among predicted positives) and ``FN +=
+    Δ₀·[j₀ = 1]`` (written out here), to rounding; σ = 0 since the variances are 0."""
+    monkeypatch.setattr(_ht, "RARE_SKEW", -1.0)
+    s, y, f = _pool()
+    ev = ActiveEvaluator(s, measure, predictions=f, rng=1, design="pps", adaptive=True)
+    sample = _label_batches(ev, y, 3, 60)
+    d1, d0 = 3.0, 7.0
+    for k, bt in enumerate(sample.batches):
+        seen = np.zeros(len(s), dtype=bool)
+        seen[sample.item_ids[sample.item_batch <= k]] = True
+        t1, t0 = float(y[~seen & (f == 1)].sum()), float(y[~seen & (f == 0)].sum())
+        bt["never"] = [dict(never_mass_f=[m1], never_mass_f0=[m0], never_var_f=[0.0],
+                            never_var_f0=[0.0]) for m1, m0 in ((t1, t0), (t1 + d1, t0 + d0))]
+    tp, fp, fn = (f * y).sum(), (f * (1 - y)).sum(), ((1 - f) * y).sum()
+    n = len(y)
+    r = sample.estimate(ev._spec, 0)
+    got = dict(zip(r["reach_models"], r["reach"], strict=True))
+    assert sorted(got) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    for (j1, j0), (g, sd) in got.items():
+        a, c = tp + d1 * j1, fn + d0 * j0            # TP, FN of the pair's world
+        b = fp - d1 * j1                             # a never-drawn f = 1 item turned positive
+        want = {"f1": 2 * a / (2 * a + b + c), "recall": a / (a + c),
+                "precision": a / (a + b), "accuracy": (n - b - c) / n}[measure]
+        assert g == pytest.approx(want, abs=1e-9) and sd == 0.0
+
+
 def test_predictive_matches_stratum_by_stratum_gamma_poisson():
     rng = np.random.default_rng(5)
     n = 400
