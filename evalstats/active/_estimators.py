@@ -423,11 +423,10 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                       f"looks like this one. The other measures' and models' intervals in "
                       f"the table follow the same rule.")
     if r["defined"] and r.get("reach"):
-        pairs = r.get("reach_models") or [(j, j) for j in range(len(r["reach"]))]
         where = ", ".join(f"{_MODEL_NAMES[j1]} / {_MODEL_NAMES[j0]}: {g:.3g} ± {s:.2g} "
                           f"(weight {w:.2f})"
-                          for (g, s), w, (j1, j0) in zip(r["reach"], r["model_weights"], pairs,
-                                                         strict=True))
+                          for (g, s), w, (j1, j0) in zip(r["reach"], r["model_weights"],
+                                                         r["reach_models"], strict=True))
         notes.add(f"Labels the sample has not seen are rare events here (fewer than one of them "
                   f"is expected among the labels), so the estimate is where predictive models "
                   f"of the never-labeled items put {spec.name}, a model of the predicted "
