@@ -79,6 +79,21 @@ def _one_batch(m, f, y, n, rng_seed):
     return ev, ids, sample, np.asarray(ev._last.q) * n, np.asarray(ev._draw_q)
 
 
+def _estimator_slope_share(m, y, pi, sel):
+    """``ρ`` of the calibrated estimator's slope in group ``sel`` from statsmodels' WLS with
+    HC3 errors (independent of ``calibration_fit``): ``(1 − V₃/γ̂₀²)₊ / (1 + 2/n)`` over the
+    items with ``π < 1``; NaN with fewer than five of them (not calibrated)."""
+    import statsmodels.api as sm
+
+    free = sel & (pi < 1)
+    if free.sum() < 5:
+        return float("nan")
+    fit = sm.WLS(y[free] - m[free], sm.add_constant(m[free]), weights=1 / pi[free]).fit(
+        cov_type="HC3")
+    g0, v3 = fit.params[1], fit.cov_params()[1, 1]
+    return max(0.0, 1 - v3 / g0 ** 2) / (1 + 2 / free.sum())
+
+
 def test_floor_is_the_larger_anticipated_variance_by_hand():
     rng = np.random.default_rng(7)          # a draw where the recalibration sets a floor
     n_pool, n = 40, 15
@@ -102,18 +117,28 @@ def test_floor_is_the_larger_anticipated_variance_by_hand():
     t = np.where(pi > 0, (1 - pi) / np.where(pi > 0, pi, 1), 0.0)
     bt = sample.batches[0]
     wins = []
+    centred = []
     for g, total in ((1, bt["antic_f"][0]), (0, bt["antic_f0"][0])):
         s = f == g
-        # expected squared residual y - m - δ*_g - γ*_g m under m*, (γ*_g, δ*_g) the least-
-        # squares line of m* - m on m over the group (numpy's polyfit, independently)
-        def resid2(ms, s=s):
-            gam, dlt = np.polyfit(m[s], ms[s] - m[s], 1)
+        rho = _estimator_slope_share(m[ids], y[ids], pi_s, f[ids] == g)
+        centred.append(rho == rho)
+
+        # expected squared residual y - m - δ*_g - γ*_g m under m*: γ*_g = ρ β*_g, β*_g the
+        # least-squares slope of m* - m on m over the group (numpy's polyfit, independently),
+        # ρ the share the estimator keeps; δ*_g the mean of m* - m - γ*_g m; no line where
+        # the estimator does not calibrate the group (ρ NaN)
+        def resid2(ms, s=s, rho=rho):
+            if rho != rho:
+                return ms[s] * (1 - ms[s]) + (ms[s] - m[s]) ** 2
+            gam = rho * np.polyfit(m[s], ms[s] - m[s], 1)[0]
+            dlt = np.mean(ms[s] - m[s] - gam * m[s])
             return ms[s] * (1 - ms[s]) + (ms[s] - m[s] - dlt - gam * m[s]) ** 2
         e_f, e_r = resid2(m_f), resid2(m_r)
         expected = max(np.sum(t[s] * e_f), np.sum(t[s] * e_r))     # the larger model total
         np.testing.assert_allclose(total, expected, rtol=1e-5, atol=1e-9)
         wins.append(np.sum(t[s] * e_r) > np.sum(t[s] * e_f))
     assert any(wins)                  # the recalibration sets the floor of some group here
+    assert any(centred) and not all(centred)      # one group calibrated, one too small
     np.testing.assert_allclose(bt["antic_0"], bt["antic_f"][0] + bt["antic_f0"][0])
     assert bt["antic_0"] > np.sum(t * m_f * (1 - m_f))
 

@@ -24,7 +24,7 @@ from ._design import (
     poisson_sample,
     size_measure,
 )
-from ._ht import DesignSample
+from ._ht import MIN_CALIBRATION, DesignSample, slope_shares
 from ._measures import MeasureSpec
 from ._proposals import Pool, Proposal, plot_sample
 
@@ -100,8 +100,15 @@ class BatchDesign:
                      zero_f1=(pz == 1).sum(axis=0).tolist(),
                      zero_f0=(pz == 0).sum(axis=0).tolist(),
                      model=float(use_model))
-        # anticipated (model-expected) variance under the batch's own model
-        stats.update(anticipated_totals(pi, [m_u], mu, preds, self.estimator == "calibrated"))
+        # anticipated (model-expected) variance under the batch's own model; before the
+        # labels, a group counts as calibrated if it expects MIN_CALIBRATION free labels
+        centre = None
+        if self.estimator == "calibrated":
+            free = np.where(pi < 1.0, pi, 0.0)
+            ex1 = free @ np.asarray(preds, dtype=float).reshape(unl.n, -1)
+            expected = np.column_stack([float(free.sum()) - ex1, ex1])     # [j, g]
+            centre = np.where(expected >= MIN_CALIBRATION, 1.0, np.nan)
+        stats.update(anticipated_totals(pi, [m_u], mu, preds, centre))
         return unl.positions(pos), pi[pos], mu[pos], stats, unl.scatter(pi), g
 
     def inclusion(self, n: int, lab_idx: np.ndarray, lab_y: np.ndarray
@@ -155,10 +162,19 @@ class BatchDesign:
             before = lab_batch < k
             unl, pi, m_k, _ = self.inclusion(int(bt["n_target"]), lab_idx[before],
                                              lab_y[before])
-            mu = unl.take(m_k) if bt.get("model", 1.0) else np.zeros(unl.n)
+            use_model = bool(bt.get("model", 1.0))
+            mu = unl.take(m_k) if use_model else np.zeros(unl.n)
+            centre = None
+            if self.estimator == "calibrated" and lab_pi is not None:
+                ins = lab_batch == k          # centred on the line the estimator fits
+                m_ins = m_k[lab_idx[ins]] if use_model else np.zeros(int(ins.sum()))
+                centre = slope_shares(lab_y[ins] - m_ins, m_ins,
+                                      np.asarray(lab_pi, float)[ins],
+                                      self.pool.preds[lab_idx[ins]])
+            elif self.estimator == "calibrated":
+                centre = True
             out.append(dict(bt, **anticipated_totals(
-                pi, [unl.take(c) for c in cands], mu, unl.take(self.pool.preds),
-                self.estimator == "calibrated")))
+                pi, [unl.take(c) for c in cands], mu, unl.take(self.pool.preds), centre)))
             upto = lab_batch <= k             # the items no batch up to k has labeled
             nxt = lab_batch == k + 1          # scored by the models fitted up to k
             key = (int(upto.sum()), int(nxt.sum()), lab_pi is not None)
@@ -224,16 +240,25 @@ class _Rows:
 
 
 def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
-                       preds: np.ndarray, centre: bool) -> dict[str, Any]:
+                       preds: np.ndarray, centre: bool | np.ndarray | None
+                       ) -> dict[str, Any]:
     r"""Model-anticipated variance totals of one batch, by prediction group and model column.
 
     The batch's estimator has residual ``y − μ − δ_g − γ_g μ`` (``μ`` the model it used,
     ``0`` in a Horvitz–Thompson batch; ``δ_g + γ_g μ`` the calibrated estimator's group
     regression of the residual on the model, :func:`~._ht.calibration_fit`, else 0). Its
     expected square under a model ``m*`` of ``y`` is
-    ``m*(1 − m*) + (m* − μ − δ*_g − γ*_g μ)²`` with ``(δ*_g, γ*_g)`` the least-squares fit of
-    ``m* − μ`` on ``(1, μ)`` over the group's unlabeled items (what the calibration
-    estimates). Each group's total is the largest over the models ``cands`` (each a coherent
+    ``m*(1 − m*) + (m* − μ − δ*_g − γ*_g μ)²`` with ``γ*_g = ρ_g β*_g``, ``β*_g`` the
+    least-squares slope of ``m* − μ`` on ``μ`` over the group's unlabeled items (what the
+    calibration estimates), ``ρ_g`` the share of it the estimator keeps and ``δ*_g`` the
+    group's mean of ``m* − μ − γ*_g μ`` (as :func:`~._ht.calibration_fit` refits the
+    intercept). ``centre``: ``ρ`` per model column and group (``[j, g]``, NaN: the group is
+    not calibrated, ``δ* = γ* = 0``; :func:`~._ht.slope_shares`), ``True`` for ``ρ = 1``
+    everywhere, ``None``/``False`` for no centring. The full line (``ρ = 1`` for every
+    group) overstated the centring of groups whose slope is shrunk or that have too few
+    labels to be calibrated: not centring at all raised the default's coverage in 41 of
+    108 cells of the small-sample bed by up to 0.020 and lowered none (30–100 labels, 300
+    runs). Each group's total is the largest over the models ``cands`` (each a coherent
     model of every label; an item-wise maximum would mix them, and its F1 interval was 5 %
     wider on er_abt_buy at 1000 labels):
 
@@ -279,10 +304,11 @@ def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
             for i, rows in enumerate(per):
                 s_vd, s_td, s_tdm, s_d, s_dm, s_k3 = (_group_sum(s, j, g) for s in rows)
                 delta = gamma = 0.0
-                if centre and n > 0:
+                rho = _share(centre, j, g)
+                if rho == rho and n > 0:
                     var_m = s_mm - s_m * s_m / n
                     if var_m > 1e-12 * max(s_mm, 1e-300):
-                        gamma = (s_dm - s_d * s_m / n) / var_m
+                        gamma = rho * (s_dm - s_d * s_m / n) / var_m
                     delta = (s_d - gamma * s_m) / n
                 total = float(s_vd - 2.0 * delta * s_td - 2.0 * gamma * s_tdm
                               + delta * delta * s_t + 2.0 * delta * gamma * s_tm
@@ -295,6 +321,15 @@ def anticipated_totals(pi: np.ndarray, cands: list[np.ndarray], mu: np.ndarray,
         k0.append(float(skew[0]))
     return dict(antic_0=a1[0] + a0[0], antic_f=a1, antic_f0=a0, antic_skew_f=k1,
                 antic_skew_f0=k0)
+
+
+def _share(centre: bool | np.ndarray | None, j: int, g: int) -> float:
+    """``ρ`` of model column ``j``, group ``g`` in :func:`anticipated_totals` (NaN: none)."""
+    if centre is None or centre is False:
+        return float("nan")
+    if centre is True:
+        return 1.0
+    return float(np.asarray(centre, dtype=float)[j, g])
 
 
 #: per-item vectors of :func:`_anticipated_vectors` for each model of ``y``

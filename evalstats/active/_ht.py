@@ -113,7 +113,7 @@ from ._measures import MeasureSpec
 from ._rare import model_reach, model_weights
 
 __all__ = ["DesignSample", "ESTIMATORS", "antic_group0", "calibration_fit",
-           "consistent_bounds"]
+           "consistent_bounds", "group_calibration", "slope_shares"]
 
 ESTIMATORS = ("difference", "horvitz_thompson", "calibrated")
 
@@ -212,6 +212,40 @@ def calibration_fit(r: np.ndarray, m: np.ndarray, w: np.ndarray,
         v3 = float(np.dot(t, t))
         gamma *= max(0.0, 1.0 - v3 / (g0 * g0)) if np.isfinite(v3) else 0.0
     return rbar - gamma * mbar, gamma
+
+
+def group_calibration(r: np.ndarray, m: np.ndarray, pi: np.ndarray, sel: np.ndarray,
+                      **kw: Any) -> tuple[float, float] | None:
+    """``(δ_g, γ_g)`` of :func:`calibration_fit` on a batch's items ``sel`` of one prediction
+    group with ``π < 1`` (weights ``1/π``), or ``None`` where fewer than
+    :data:`MIN_CALIBRATION` of them are labeled (the group is then not calibrated)."""
+    free = sel & (pi < 1.0)
+    if int(free.sum()) < MIN_CALIBRATION:
+        return None
+    return calibration_fit(r[free], m[free], 1.0 / pi[free], **kw)
+
+
+def slope_shares(r: np.ndarray, m: np.ndarray, pi: np.ndarray,
+                 preds: np.ndarray) -> np.ndarray:
+    r"""How the calibrated estimator treats each prediction group of a batch, per model
+    column: ``out[j, g]`` is ``ρ = γ_g / γ̂_{0,g}``, the share of its weighted least-squares
+    slope that :func:`calibration_fit` keeps (ridge and signal-to-noise shrinkage; 0 where
+    the slope is dropped or ``m`` does not vary), or NaN where the group is not calibrated
+    (fewer than :data:`MIN_CALIBRATION` labeled items with ``π < 1``). The variance floor
+    centres its anticipated residual on the line the estimator fits
+    (:func:`~._batches.anticipated_totals`): the full least-squares line overstated that
+    centring where the slope is shrunk and where no line is fitted at all."""
+    preds = np.asarray(preds, dtype=float).reshape(r.shape[0], -1)
+    out = np.full((preds.shape[1], 2), np.nan)
+    for j in range(preds.shape[1]):
+        for g in (0, 1):
+            sel = preds[:, j] == g
+            fit = group_calibration(r, m, pi, sel)
+            if fit is None:
+                continue
+            full = group_calibration(r, m, pi, sel, ridge=0.0, shrink=False)[1]
+            out[j, g] = fit[1] / full if full != 0.0 else 0.0
+    return out
 
 
 def consistent_bounds(a: np.ndarray, b: np.ndarray) -> list[tuple[float, float]]:
@@ -446,16 +480,15 @@ class DesignSample:
             bt = self.batches[k]
             ins = self.item_batch == k
             pi, fk, mk = self.item_pi[ins], f[ins], m[ins]
-            rk = y[ins] - mk
             nu, s_f, s_m, s_fm = pool_totals(bt, model, True)
             n_group = {1: s_f, 0: nu - s_f}
             m_group = {1: s_fm, 0: s_m - s_fm}
             for grp in (0, 1):
                 sel = fk == grp
-                free = sel & (pi < 1.0)
-                if int(free.sum()) < MIN_CALIBRATION:
+                fit = group_calibration(y[ins] - mk, mk, pi, sel)
+                if fit is None:
                     continue
-                d_g, g_g = calibration_fit(rk[free], mk[free], 1.0 / pi[free])
+                d_g, g_g = fit
                 out[k][grp] = (d_g, float(n_group[grp] - np.sum(1.0 / pi[sel])), g_g,
                                float(m_group[grp] - np.sum(mk[sel] / pi[sel])))
         return out
