@@ -359,3 +359,32 @@ def test_result_reports_both_sides_and_its_interval_uses_them():
     assert tuple(res.conf_int()) != pytest.approx(tuple(interval(
         res.estimate, res.std_error, bounded=True, level=0.95, method="wilson",
         n_eff=res.n_eff)), rel=1e-6)          # this sample's sides differ
+
+
+def test_anticipated_totals_centre_on_the_estimators_line_per_group():
+    """With ``centre`` per model column and group, a group the estimator does not calibrate
+    (NaN) is not centred, and a calibrated one is centred on ``ρ`` times the least-squares
+    slope with the intercept refitted (numpy's polyfit for the slope, by hand otherwise);
+    ``ρ = 1`` everywhere is ``centre=True``."""
+    from evalstats.active._batches import anticipated_totals
+
+    rng = np.random.default_rng(5)
+    size = 3000
+    pi = np.clip(rng.beta(0.7, 12, size), 1e-3, 1.0)
+    mu = rng.beta(0.5, 4, size)
+    cand = np.clip(0.02 + 1.7 * mu, 0, 1)                 # off by a shift and a factor
+    preds = np.column_stack([mu > 0.25, rng.random(size) < 0.3]).astype(float)
+    t = (1 - pi) / pi
+    rho = np.array([[np.nan, 0.4], [1.0, 0.0]])           # [model column, group]
+    got = anticipated_totals(pi, [cand], mu, preds, centre=rho)
+    full = anticipated_totals(pi, [cand], mu, preds, centre=True)
+    for j in range(2):
+        for g, key in ((1, "antic_f"), (0, "antic_f0")):
+            s = preds[:, j] == g
+            d = cand[s] - mu[s]
+            for r, res in ((rho[j, g], got), (1.0, full)):
+                gam = 0.0 if r != r else r * np.polyfit(mu[s], d, 1)[0]
+                dlt = 0.0 if r != r else np.mean(d - gam * mu[s])
+                hand = np.sum(t[s] * (cand[s] * (1 - cand[s]) + (d - dlt - gam * mu[s]) ** 2))
+                np.testing.assert_allclose(res[key][j], hand, rtol=1e-9)
+    assert got["antic_f0"][0] > full["antic_f0"][0]      # no line: a larger floor
