@@ -643,3 +643,54 @@ def test_a_standard_error_beyond_the_range_is_flagged():
     assert any("exceeds 0.5" in str(w.message) for w in rec)
     lo, hi = res.conf_int()
     assert 0.0 <= lo <= res.estimate <= hi <= 1.0
+
+
+def test_defensive_share_follows_each_groups_influence():
+    """The defensive share ε of the πps design is spread by ``|c₁ − G d₁|`` of each prediction
+    group (F1 = ``y·f / (½f + ½y)``: ``1 − G/2`` on predicted positives, ``G/2`` on
+    predicted negatives), floored at 5 % of the larger; precision's predicted negatives
+    (influence 0) keep the floor; accuracy's groups weigh alike. With a constant size
+    measure and no item capped, ``π = n [(1 − ε)/N + ε w_g / (N₁ w₁ + N₀ w₀)]`` exactly."""
+    from evalstats.active._design import defensive_weights, inclusion_probabilities
+    from evalstats.active._measures import measure_spec
+
+    f1 = measure_spec("f1")
+    np.testing.assert_allclose(defensive_weights(f1, 0.5), (0.75, 0.25))
+    np.testing.assert_allclose(defensive_weights(f1, 0.01), (0.995, 0.05 * 0.995))
+    np.testing.assert_allclose(defensive_weights(measure_spec("precision"), 0.3),
+                               (1.0, 0.05))
+    np.testing.assert_allclose(defensive_weights(measure_spec("accuracy"), 0.9), (1.0, 1.0))
+    assert defensive_weights(f1, float("nan")) == (1.0, 1.0)
+    size, n, eps = 1000, 50, 0.1
+    ones = np.arange(0, size, 10)                   # 100 predicted positives
+    w1, w0 = defensive_weights(f1, 0.2)
+    pi = inclusion_probabilities(np.ones(size), n, eps, (ones, w1, w0))
+    norm = w1 * 100 + w0 * 900
+    expect = np.full(size, n * ((1 - eps) / size + eps * w0 / norm))
+    expect[ones] = n * ((1 - eps) / size + eps * w1 / norm)
+    np.testing.assert_allclose(pi, expect, rtol=1e-12)
+    np.testing.assert_allclose(pi.sum(), n)
+    uniform = inclusion_probabilities(np.ones(size), n, eps, (ones, 1.0, 1.0))
+    np.testing.assert_allclose(uniform, inclusion_probabilities(np.ones(size), n, eps))
+
+
+def test_rare_f1_spends_fewer_defensive_labels_on_predicted_negatives():
+    """With F1 near 0 (few true positives among the predicted positives) the default design
+    gives the predicted negatives less inclusion probability than the uniform share did,
+    and every item keeps ``π > 0``."""
+    rng = np.random.default_rng(4)
+    size = 20_000
+    m = np.clip(rng.beta(0.2, 40, size), 1e-5, 1 - 1e-5)
+    f = (rng.random(size) < 0.03).astype(float)    # predictions unrelated to the scores
+    ev = ActiveEvaluator(m, "f1", predictions=f, rng=1, design="pps", adaptive=False)
+    ev.query(200)
+    pi = np.asarray(ev._last.q) * 200
+    design = ev._pps
+    unl, pi_u, mm, g = design.inclusion(200, np.array([], int), np.array([]))
+    from evalstats.active._design import inclusion_probabilities, size_measure
+
+    shape = size_measure(mm, f, design.spec, g)
+    old = inclusion_probabilities(shape, 200, 0.1)
+    np.testing.assert_allclose(pi, pi_u, rtol=1e-12)
+    assert pi[f == 0].sum() < old[f == 0].sum()
+    assert pi.min() > 0

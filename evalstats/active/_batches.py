@@ -19,6 +19,7 @@ from ._design import (
     POOL_BLOCK,
     StrataModel,
     coefficients_at,
+    defensive_weights,
     inclusion_probabilities,
     pareto_sample,
     poisson_sample,
@@ -117,11 +118,16 @@ class BatchDesign:
         unl = _Rows(self.pool.size, lab_idx)
         m = self.model_probs(lab_idx, lab_y)
         g = self.plug_in(m, lab_idx, lab_y)
+        defensive = None
         if self.passive or not np.isfinite(g):
             shape = np.zeros(unl.n)
         else:
-            shape = size_measure(unl.take(m), unl.take(self.pool.headline_pred), self.spec, g)
-        pi = inclusion_probabilities(shape, n, 1.0 if self.passive else self.epsilon)
+            f = unl.take(self.pool.headline_pred)
+            shape = size_measure(unl.take(m), f, self.spec, g)
+            # the defensive share ε by each prediction group's influence on the measure
+            defensive = (np.flatnonzero(f == 1), *defensive_weights(self.spec, g))
+        pi = inclusion_probabilities(shape, n, 1.0 if self.passive else self.epsilon,
+                                     defensive)
         return unl, pi, m, g
 
     def anticipated(self, batches: list[dict[str, Any]], lab_idx: np.ndarray,

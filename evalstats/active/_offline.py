@@ -84,7 +84,10 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
         all estimated from the same sample (the first one drives the proposal).
     rng : None, int or Generator
     beta, alpha, variance, epsilon
-        See :func:`optimal_proposal`.
+        See :func:`optimal_proposal`. In the πps design the defensive share ``epsilon`` is
+        spread by each prediction group's influence on ``measure`` (every item keeps at
+        least 5 % of the larger group's; ``evalstats.active._design.defensive_weights``),
+        not uniformly.
     recalibrate : {None, "platt", "isotonic"}
         Recalibrate the scores on the labels so far and rebuild the proposal between batches.
     batch_size : int, optional
