@@ -646,17 +646,18 @@ def test_a_standard_error_beyond_the_range_is_flagged():
 
 
 def test_defensive_share_follows_each_groups_influence():
-    """The defensive share ε of the πps design is spread by ``|c₁ − G d₁|`` of each prediction
-    group (F1 = ``y·f / (½f + ½y)``: ``1 − G/2`` on predicted positives, ``G/2`` on
-    predicted negatives), floored at 5 % of the larger; precision's predicted negatives
+    """The defensive share ε of the πps design is spread by ``√|c₁ − G d₁|`` of each
+    prediction group (F1 = ``y·f / (½f + ½y)``: ``1 − G/2`` on predicted positives, ``G/2``
+    on predicted negatives), floored at 5 % of the larger; precision's predicted negatives
     (influence 0) keep the floor; accuracy's groups weigh alike. With a constant size
     measure and no item capped, ``π = n [(1 − ε)/N + ε w_g / (N₁ w₁ + N₀ w₀)]`` exactly."""
     from evalstats.active._design import defensive_weights, inclusion_probabilities
     from evalstats.active._measures import measure_spec
 
     f1 = measure_spec("f1")
-    np.testing.assert_allclose(defensive_weights(f1, 0.5), (0.75, 0.25))
-    np.testing.assert_allclose(defensive_weights(f1, 0.01), (0.995, 0.05 * 0.995))
+    np.testing.assert_allclose(defensive_weights(f1, 0.5), (0.75 ** 0.5, 0.25 ** 0.5))
+    np.testing.assert_allclose(defensive_weights(f1, 0.001),
+                               (0.9995 ** 0.5, 0.05 * 0.9995 ** 0.5))   # √0.0005 < floor
     np.testing.assert_allclose(defensive_weights(measure_spec("precision"), 0.3),
                                (1.0, 0.05))
     np.testing.assert_allclose(defensive_weights(measure_spec("accuracy"), 0.9), (1.0, 1.0))

@@ -73,8 +73,9 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
     Parameters
     ----------
     scores, measure, predictions, beta, alpha, variance, epsilon
-        As in :func:`optimal_proposal`; in the πps design ``epsilon`` is spread by each
-        prediction group's influence on ``measure`` (``_design.defensive_weights``).
+        As in :func:`optimal_proposal`; in the πps design ``epsilon`` is spread by the square
+        root of each prediction group's influence on ``measure``
+        (``_design.defensive_weights``).
     ids : array_like, optional
         Identifiers of the pool items (default ``0..N-1``); ``query`` returns them and
         ``update`` takes them.

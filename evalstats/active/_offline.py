@@ -85,9 +85,9 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
     rng : None, int or Generator
     beta, alpha, variance, epsilon
         See :func:`optimal_proposal`. In the πps design the defensive share ``epsilon`` is
-        spread by each prediction group's influence on ``measure`` (every item keeps at
-        least 5 % of the larger group's; ``evalstats.active._design.defensive_weights``),
-        not uniformly.
+        spread by the square root of each prediction group's influence on ``measure``
+        (every item keeps at least 5 % of the larger group's weight;
+        ``evalstats.active._design.defensive_weights``), not uniformly.
     recalibrate : {None, "platt", "isotonic"}
         Recalibrate the scores on the labels so far and rebuild the proposal between batches.
     batch_size : int, optional
