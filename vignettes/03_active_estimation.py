@@ -95,7 +95,9 @@ def plot_rmse(table, title, ax):
 #
 # A logistic regression is trained on the first half of UCI letter and scores the other
 # half (about 4 % positives). The proposal for F1 concentrates on items with high predicted
-# probability and keeps a 10 % uniform share everywhere else.
+# probability and keeps a 10 % defensive share everywhere else (in the default
+# without-replacement design spread by the square root of each prediction group's
+# influence on F1; uniform in the papers' with-replacement design).
 
 # %%
 if HAVE_SHARED:

@@ -325,7 +325,7 @@ class StrataModel:
         ``μ_s = (κ m̄₀_s + Σ_s y) / (κ + n_s)`` is the posterior mean of a Beta–Bernoulli
         stratum with ``κ`` prior pseudo-labels at the model's own mean ``m̄₀_s``; the ratio
         rescales every item of the stratum, so the ranking within it is kept and no item's
-        probability drops to zero (the uniform share still reaches it).
+        probability drops to zero (the defensive share still reaches it).
         """
         if idx.shape[0] == 0:
             return self.prior.copy()

@@ -44,7 +44,9 @@ def register(sub) -> None:
                    help="distinct labels to buy (required)")
     add_alias(p, "--budget", "--n-labels", "n_labels", type=int)
     p.add_argument("--proposal", default="optimal", choices=["optimal", "passive"])
-    p.add_argument("--epsilon", type=float, default=0.1, help="uniform share (default 0.1)")
+    p.add_argument("--epsilon", type=float, default=0.1,
+                   help="defensive share (default 0.1; uniform with replacement, by each "
+                        "prediction group's influence in the pps design)")
     p.add_argument("--design", default=None, choices=["pps", "with_replacement"],
                    help="sampling design (default: the package default for the measure — "
                         "'pps', without replacement, for binary measures)")
