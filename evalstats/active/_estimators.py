@@ -72,7 +72,8 @@ class ActiveEstimate(EvalResult):
     proposal_kind : str
         ``"optimal"``, ``"passive"`` or ``"optimal+platt"``/``"optimal+isotonic"``.
     epsilon : float
-        Uniform share of the proposal.
+        Defensive share of the proposal (uniform in the with-replacement design; spread by
+        each prediction group's influence in the πps design).
     plug_in : float
         The model's intrinsic estimate the proposal was built on.
     interval_method : {"wilson", "logit", "linear"}
@@ -173,7 +174,7 @@ class ActiveEstimate(EvalResult):
         hdr.update({"Distinct labels": self.n_labels, "Draws (with repeats)": self.n_draws,
                     "Effective sample size": self.ess, "Largest weight share":
                     self.max_weight_share, "Proposal": self.proposal_kind,
-                    "Uniform share ε": self.epsilon, "Model's plug-in estimate": self.plug_in,
+                    "Defensive share ε": self.epsilon, "Model's plug-in estimate": self.plug_in,
                     "Pool size": self.pool_size})
         return hdr
 

@@ -341,7 +341,7 @@ class Proposal(Reportable):
     def _header(self) -> dict[str, Any]:
         hdr = super()._header()
         hdr.update({"Method": self.method, "Model's plug-in estimate": self.plug_in,
-                    "Pool size": self.n_pool, "Uniform share ε": self.epsilon,
+                    "Pool size": self.n_pool, "Defensive share ε": self.epsilon,
                     "Criterion": self.criterion,
                     "Expected variance per draw (active)": self.expected_variance,
                     "Expected variance per draw (passive)": self.passive_variance,
