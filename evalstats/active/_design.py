@@ -124,7 +124,8 @@ def defensive_weights(spec: MeasureSpec, g: float) -> tuple[float, float]:
     tweets_rare 1.07 → 0.86 → 0.85; worst over ten pools at 500/1000 labels 1.07 → 0.94 →
     1.00 (sim_calibrated); tweets_rare's accuracy RMSE ×3.1 (``√k``) and ×4.6 (``k``);
     small-sample bed (nine pools, 30–100 labels, 300 runs) lowest coverage 0.923 → 0.923 →
-    0.907. The floor keeps every group's share (precision's predicted negatives have
+    0.907; tweets_rare on 1,000 fresh runs 1.13 → 0.88 (0.82–0.95; ``benchmarks/README.md``,
+    ninth session). The floor keeps every group's share (precision's predicted negatives have
     influence 0; the other measures stay identified) and bounds the weights ``1/π`` it
     adds. Uniform (``(1, 1)``) where ``G`` is not finite or both influences are 0."""
     (_, c1a, _, d1a), (_, c1b, _, d1b) = coefficients_at(spec, 1.0), coefficients_at(spec, 0.0)
