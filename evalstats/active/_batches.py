@@ -46,9 +46,12 @@ class BatchDesign:
 
     def __init__(self, pool: Pool, spec: MeasureSpec, *, ranking: np.ndarray, epsilon: float,
                  sampling: str, estimator: str, adaptive: bool, passive: bool,
-                 raw: bool = False) -> None:
+                 raw: bool = False, defensive: str = "influence") -> None:
         self.pool, self.spec = pool, spec
         self.epsilon, self.sampling, self.estimator = epsilon, sampling, estimator
+        #: how ε is spread: "influence" (:func:`~._design.defensive_weights`) or "uniform"
+        #: (sessions written before the influence rule replay the design they drew with)
+        self.defensive = defensive
         self.passive = passive
         self.adaptive = adaptive
         self.raw = raw
@@ -124,8 +127,8 @@ class BatchDesign:
         else:
             f = unl.take(self.pool.headline_pred)
             shape = size_measure(unl.take(m), f, self.spec, g)
-            # the defensive share ε by each prediction group's influence on the measure
-            defensive = (np.flatnonzero(f == 1), *defensive_weights(self.spec, g))
+            if self.defensive == "influence":   # ε by each group's influence on the measure
+                defensive = (np.flatnonzero(f == 1), *defensive_weights(self.spec, g))
         pi = inclusion_probabilities(shape, n, 1.0 if self.passive else self.epsilon,
                                      defensive)
         return unl, pi, m, g

@@ -161,7 +161,8 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
             measure=measure, beta=float(beta), alpha=alpha, proposal=proposal,
             epsilon=check_scalar(epsilon, "epsilon", 0.0, 1.0), recalibrate=recalibrate,
             confidence_level=check_confidence_level(confidence_level), design=design,
-            estimator=estimator, sampling=sampling, adaptive=bool(adaptive)))
+            estimator=estimator, sampling=sampling, adaptive=bool(adaptive),
+            defensive="influence"))
         if design == "pps":
             self._raw = ranking
             self._pps_init(ranking)
@@ -261,6 +262,11 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
         self._labels = {int(i): float(y)
                         for i, y in zip(labels["idx"], labels["label"], strict=True)}
         self._pending = {i: None for i in self._draw_idx if i not in self._labels}
+        if self._config["design"] == "pps":
+            # a session drawn before the defensive share followed the influence keeps the
+            # uniform share it was drawn with (its batches' π are replayed for the floor)
+            self._config["defensive"] = cfg.get("defensive", "uniform")
+            self._pps.defensive = self._config["defensive"]
         if "pps" in meta:
             self._pps_restore(meta["pps"])
         self._store = store

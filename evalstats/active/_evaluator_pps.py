@@ -44,7 +44,8 @@ class PPSMixin:
                                 epsilon=cfg["epsilon"], sampling=cfg["sampling"],
                                 estimator=cfg["estimator"], adaptive=cfg["adaptive"],
                                 passive=cfg["proposal"] == "passive",
-                                raw=bool(ranking.size and ranking.min() < 0))
+                                raw=bool(ranking.size and ranking.min() < 0),
+                                defensive=cfg.get("defensive", "influence"))
         self._pps_batches: list[dict[str, Any]] = []
         self._pps_m: dict[int, float] = {}
 
