@@ -345,3 +345,29 @@ def test_next_loglik_of_a_stratum_of_positives_is_not_decided_by_a_clip():
     a, b = 20.0, 1.0 + s[:19].sum()
     assert got[0] == pytest.approx(a * np.log(b / (b + s[19])), rel=1e-12)
     assert -27 < got[0] < 0 and got[0] != got[1]
+
+
+def test_raw_margins_predict_never_drawn_labels_with_the_recalibration_only():
+    """Raw margins (negative scores) have no probability scale: once the recalibration is
+    fitted, it is the only predictive model of the never-drawn labels; scores given as
+    probabilities keep both models."""
+    import warnings
+
+    from evalstats.active import ActiveEvaluator
+
+    rng = np.random.default_rng(8)
+    margin = rng.normal(-2.0, 1.5, 3000)
+    y = (rng.random(3000) < 1 / (1 + np.exp(-(margin - 1)))).astype(int)
+    counts = {}
+    for name, scores in (("raw", margin), ("prob", 1 / (1 + np.exp(-margin)))):
+        ev = ActiveEvaluator(scores, "f1", predictions=(margin > 0).astype(int), rng=2,
+                             design="pps", adaptive=True,
+                             **({"recalibrate": None} if name == "prob" else {}))
+        for _ in range(3):
+            ids = ev.query(40)
+            ev.update(ids, y[ids])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sample, _ = ev._pps_sample()
+        counts[name] = [len(b["never"]) for b in sample.batches]
+    assert counts["raw"][-1] == 1 and counts["prob"][-1] == 2

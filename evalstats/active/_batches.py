@@ -198,6 +198,10 @@ class BatchDesign:
                 bases.append(apply_recalibration(self.pool.probs, fit_recalibration(
                     self.pool.probs[lab_idx[upto]], lab_y[upto],
                     np.asarray(lab_pi, float)[upto] ** -RECALIBRATION_WEIGHT_POWER)))
+            if self.raw and len(bases) > 1:
+                # raw margins: their logistic map is no probability, so once fitted only the
+                # recalibration predicts the never-drawn labels (see ._rare)
+                bases = bases[1:]
             out[-1]["never"] = [dict(self.model.predictive(lab_idx[upto], lab_y[upto],
                                                            self.pool.preds, base=b),
                                      **self.model.next_loglik(lab_idx[upto], lab_y[upto],
