@@ -27,6 +27,7 @@ from evalstats.active import ActiveEvaluator, _ht
 from evalstats.active._calibration import apply_recalibration, fit_recalibration
 from evalstats.active._design import StrataModel
 from evalstats.active._intervals import interval
+from evalstats.active._rare import model_names
 
 
 def _pool(n=3000, seed=3):
@@ -369,5 +370,9 @@ def test_raw_margins_predict_never_drawn_labels_with_the_recalibration_only():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             sample, _ = ev._pps_sample()
-        counts[name] = [len(b["never"]) for b in sample.batches]
-    assert counts["raw"][-1] == 1 and counts["prob"][-1] == 2
+        counts[name] = [nv["model"] for nv in sample.batches[-1]["never"]]
+    assert counts["raw"] == ["recalibrated"] and counts["prob"] == ["scores", "recalibrated"]
+    # the summary's names of each pair are read from these entries, not from positions
+    reach = [(0.1, 0.01, (0, 0))]
+    assert model_names({"never": [{"model": "recalibrated"}]}, reach) == [
+        ("recalibrated", "recalibrated")]

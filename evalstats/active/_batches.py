@@ -191,13 +191,14 @@ class BatchDesign:
             if cached is not None and cached[0] == key:
                 out[-1]["never"] = cached[1]
                 continue
-            bases = [self.pool.probs]
+            bases = [("scores", self.pool.probs)]
             if k == len(batches) - 1 and len(cands) > 1:
-                bases.append(cands[1])        # the same fit: every label is up to k
+                bases.append(("recalibrated", cands[1]))   # the same fit: every label is up to k
             elif lab_pi is not None and key[0] >= MIN_RECALIBRATION:
-                bases.append(apply_recalibration(self.pool.probs, fit_recalibration(
-                    self.pool.probs[lab_idx[upto]], lab_y[upto],
-                    np.asarray(lab_pi, float)[upto] ** -RECALIBRATION_WEIGHT_POWER)))
+                bases.append(("recalibrated", apply_recalibration(
+                    self.pool.probs, fit_recalibration(
+                        self.pool.probs[lab_idx[upto]], lab_y[upto],
+                        np.asarray(lab_pi, float)[upto] ** -RECALIBRATION_WEIGHT_POWER))))
             if self.raw and len(bases) > 1:
                 # raw margins: their logistic map is no probability, so once fitted only the
                 # recalibration predicts the never-drawn labels (see ._rare)
@@ -206,8 +207,9 @@ class BatchDesign:
                                                            self.pool.preds, base=b),
                                      **self.model.next_loglik(lab_idx[upto], lab_y[upto],
                                                               lab_idx[nxt], lab_y[nxt],
-                                                              self.pool.preds, base=b))
-                                for b in bases]
+                                                              self.pool.preds, base=b),
+                                     model=name)
+                                for name, b in bases]
             self._never[k] = (key, out[-1]["never"])
         return out
 

@@ -49,9 +49,6 @@ MIN_EVENTS = 20
 
 __all__ = ["LabeledSample", "ActiveEstimate", "ratio_estimate", "make_estimate"]
 
-#: names of the predictive models of the rare regime, by index in a batch's ``never``
-_MODEL_NAMES = ("scores", "recalibrated")
-
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class ActiveEstimate(EvalResult):
@@ -424,10 +421,9 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                       f"looks like this one. The other measures' and models' intervals in "
                       f"the table follow the same rule.")
     if r["defined"] and r.get("reach"):
-        where = ", ".join(f"{_MODEL_NAMES[j1]} / {_MODEL_NAMES[j0]}: {g:.3g} ± {s:.2g} "
-                          f"(weight {w:.2f})"
-                          for (g, s), w, (j1, j0) in zip(r["reach"], r["model_weights"],
-                                                         r["reach_models"], strict=True))
+        where = ", ".join(f"{n1} / {n0}: {g:.3g} ± {s:.2g} (weight {w:.2f})"
+                          for (g, s), w, (n1, n0) in zip(r["reach"], r["model_weights"],
+                                                         r["reach_names"], strict=True))
         notes.add(f"Labels the sample has not seen are rare events here (fewer than one of them "
                   f"is expected among the labels), so the estimate is where predictive models "
                   f"of the never-labeled items put {spec.name}, a model of the predicted "

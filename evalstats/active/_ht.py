@@ -110,7 +110,7 @@ import numpy as np
 
 from ._design import pool_totals, spec_coefficients
 from ._measures import MeasureSpec
-from ._rare import model_reach, model_weights
+from ._rare import model_names, model_reach, model_weights
 
 __all__ = ["DesignSample", "ESTIMATORS", "antic_group0", "calibration_fit",
            "consistent_bounds", "group_calibration", "slope_shares"]
@@ -457,6 +457,7 @@ class DesignSample:
                     held=held,
                     reach=[(gt, sigma) for gt, sigma, _ in reach],
                     reach_models=[js for _, _, js in reach],
+                    reach_names=model_names(self.batches[k_used - 1], reach),
                     defined=True, zero_width=se == 0.0,
                     n_eff=float(n_eff), ess=wsum ** 2 / w2sum if w2sum > 0 else float("inf"),
                     max_weight_share=wmax / wsum if wsum > 0 else 0.0)

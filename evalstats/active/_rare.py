@@ -75,7 +75,7 @@ from ._measures import MeasureSpec
 if TYPE_CHECKING:
     from ._ht import DesignSample
 
-__all__ = ["model_reach", "model_weights", "prequential"]
+__all__ = ["model_names", "model_reach", "model_weights", "prequential"]
 
 
 #: the prediction groups and the suffix of their keys in a batch's ``never`` entries
@@ -150,6 +150,18 @@ def model_reach(sample: DesignSample, spec: MeasureSpec, model: int, k_used: int
                   * float(nv[g][f"never_var_{key}"][model]) for g, key in _GROUPS)
         out.append((g_tilde, float(np.sqrt(max(var, 0.0)) / b_tilde), js))
     return out
+
+
+def model_names(batch: dict, reach: list[tuple[float, float, tuple[int, int]]]
+                ) -> list[tuple[str, str]]:
+    """``(name of j₁, name of j₀)`` of each pair of :func:`model_reach`, read from the
+    batch's ``never`` entries (``"scores"`` or ``"recalibrated"``; for raw margins the
+    recalibration alone, once fitted, sits at index 0). Entries without a name (built by
+    hand) are named by position."""
+    never = batch.get("never", [])
+    names = [nv.get("model", ("scores", "recalibrated")[min(j, 1)])
+             for j, nv in enumerate(never)]
+    return [(names[j1], names[j0]) for _, _, (j1, j0) in reach]
 
 
 def model_weights(sample: DesignSample, model: int, k_used: int,
