@@ -11,7 +11,9 @@ floor is moved toward the boundary rule, :func:`evalstats.active._intervals.boun
 and the interval of the previous rule (Wilson at ``n* = Ĝ(1 − Ĝ)/SE²`` of each side's
 whole s.e. wherever the estimate is interior), and reports coverage (binomial SE), mean
 width of both and the share of intervals that changed per (pool, design, measure,
-labels). The estimates are the same under both rules.
+labels). The estimates are the same under both rules. ``coverage_models_only``: over the
+runs in the rare-event regime (their share: ``share_models``), the coverage of the models'
+reach alone, the hull of every model pair's ``G̃ ± zσ`` (:mod:`evalstats.active._rare`).
 
     python benchmarks/active_edge_rule.py --reps 200 --seed 51            # ~50 min, 1 core
     python benchmarks/active_edge_rule.py --bed small --reps 300 --seed 1 \
@@ -153,7 +155,12 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
         d = _as_dict(r)
         cur = tuple(interval_of(d, bounded=True, level=0.95, method="wilson"))
         prev = previous_interval(d)
+        # the models' reach alone: the hull of every pair's G̃ ± zσ (rare regime only)
+        z = 1.959963984540054
+        hull = ((max(min(g - z * s for g, s in d["reach"]), 0.0),
+                 min(max(g + z * s for g, s in d["reach"]), 1.0)) if d["reach"] else None)
         rows.append(dict(pool=r.pool, design=r.design, budget=r.budget, measure=r.measure,
+                         cover_models=float(hull[0] <= r.truth <= hull[1]) if hull else np.nan,
                          cover=cur[0] <= r.truth <= cur[1], width=cur[1] - cur[0],
                          cover_prev=prev[0] <= r.truth <= prev[1], width_prev=prev[1] - prev[0],
                          changed=not np.allclose(cur, prev, rtol=0, atol=1e-12)))
@@ -161,7 +168,9 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     t = o.groupby(["pool", "design", "measure", "budget"]).agg(
         reps=("cover", "size"), coverage=("cover", "mean"), coverage_prev=("cover_prev", "mean"),
         mean_width=("width", "mean"), mean_width_prev=("width_prev", "mean"),
-        share_changed=("changed", "mean")).reset_index()
+        share_changed=("changed", "mean"), share_models=("cover_models", "count"),
+        coverage_models_only=("cover_models", "mean")).reset_index()
+    t["share_models"] /= t.reps      # the share of runs in the rare regime
     t["coverage_se"] = np.sqrt(t.coverage * (1 - t.coverage) / t.reps)
     return t
 
