@@ -331,6 +331,10 @@ def test_rare_regime_estimate_is_the_prequentially_weighted_prediction(monkeypat
     assert res.estimate == r["estimate"] and res.design_estimate == r["design_estimate"]
     lo, hi = res.conf_int()
     assert lo <= res.estimate <= hi and lo <= res.design_estimate <= hi
+    # the note says what the 95 % is over (module docstring of _rare: one pool's hidden
+    # positives are a fixed number, so its coverage is near 1 or falls, not 95 %)
+    note = [n for n in res.notes if "predictive models of the never-labeled" in n]
+    assert len(note) == 1 and "over the process that produced the labels" in note[0]
 
 
 def test_next_loglik_of_a_stratum_of_positives_is_not_decided_by_a_clip():
