@@ -30,6 +30,7 @@ benchmark's er_abt_buy_rare: about 0.05 % positives; the scores then overstate t
 ``sim_calibrated`` (``sim_pool``, 3.4 % positives; a control, out of the regime at these
 budgets).
 
+    python benchmarks/active_label_draws.py --quick           # 3 draws x 5 runs, ~1 min
     python benchmarks/active_label_draws.py --families sim_rare --draws 25 --reps 40
     python benchmarks/active_label_draws.py --families er_abt_buy,sim_calibrated \\
         --draws 25 --reps 40 --out active_label_draws_b.csv
@@ -127,7 +128,8 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--families", default="sim_rare,er_abt_buy,sim_calibrated")
+    ap.add_argument("--families", default="sim_rare,er_abt_buy,er_abt_buy_rare,sim_calibrated")
+    ap.add_argument("--quick", action="store_true", help="3 draws x 5 runs per family")
     ap.add_argument("--draws", type=int, default=25)
     ap.add_argument("--reps", type=int, default=40)
     ap.add_argument("--seed", type=int, default=4242)
@@ -137,6 +139,10 @@ def main() -> int:
     ap.add_argument("--out", default="active_label_draws.csv",
                     help="CSV name in benchmarks/results/")
     a = ap.parse_args()
+    if a.quick:
+        a.draws, a.reps = 3, 5
+        if a.out == "active_label_draws.csv":
+            a.out = "active_label_draws_quick.csv"
     out = RESULTS / a.out
     if a.raw:
         # draws of different runs (seeds) are different pools: number them apart
