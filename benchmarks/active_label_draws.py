@@ -34,6 +34,7 @@ budgets).
     python benchmarks/active_label_draws.py --families sim_rare --draws 25 --reps 40
     python benchmarks/active_label_draws.py --families er_abt_buy,sim_calibrated \\
         --draws 25 --reps 40 --out active_label_draws_b.csv
+    python benchmarks/active_label_draws.py --catch 200      # how often runs label them
     python benchmarks/active_label_draws.py --raw results/active_label_draws_a_raw.csv.gz \\
         results/active_label_draws_b_raw.csv.gz            # the table from raw rows
 
@@ -51,6 +52,7 @@ import pandas as pd
 from active_benchmark import RESULTS, _pool, _prefix_run, sim_rare, truth
 
 import evalstats as es
+from evalstats.active import ActiveEvaluator
 
 
 def family(name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -96,6 +98,38 @@ def run(name: str, draws: int, reps: int, seed: int, hidden_p: float) -> pd.Data
     return pd.DataFrame(rows)
 
 
+def catch_rates(reps: int, seed: int, hidden_p: float) -> pd.DataFrame:
+    """How often the default labels the hidden positives of the real er_abt_buy pool (its
+    predicted negatives with ``p < hidden_p`` that are positive): per labels, the share of
+    runs that labeled at least one, each one's mean catch rate, and the mean number of
+    labels among the hidden items."""
+    from active_benchmark import load_pools
+
+    pool = load_pools(["er_abt_buy"])["er_abt_buy"]
+    p, f, y = pool["scores"], pool["pred"], pool["label"]
+    items = np.flatnonzero((f < 0.5) & (p < hidden_p))
+    positives = items[y[items] == 1]
+    seeds = np.random.SeedSequence([seed, 3]).spawn(reps)
+    caught = {b: [] for b in (200, 500, 1000)}
+    labeled = {b: [] for b in caught}
+    for r in range(reps):
+        ev = ActiveEvaluator(p, "f1", predictions=f, rng=seeds[r], design="pps", adaptive=True)
+        for b in caught:
+            while ev.n_labels < b:
+                ids = ev.query(min(100, b - ev.n_labels))
+                ev.update(ids, y[ids])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ids = ev.result().sample.item_ids          # the items labeled so far
+            caught[b].append(np.isin(positives, ids))
+            labeled[b].append(int(np.isin(ids, items).sum()))
+    return pd.DataFrame([dict(budget=b, hidden_items=len(items), hidden_positives=len(positives),
+                              share_runs_any=float(np.mean([c.any() for c in caught[b]])),
+                              catch_rate_each=float(np.mean(caught[b])),
+                              labels_among_hidden=float(np.mean(labeled[b])), runs=reps)
+                         for b in caught])
+
+
 def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     """Pooled and per-draw coverage per (family, labels, measure); see the module docstring."""
     raw = raw[np.isfinite(raw.truth)].copy()
@@ -136,9 +170,17 @@ def main() -> int:
     ap.add_argument("--hidden-p", type=float, default=0.01,
                     help="items with p below this among the predicted negatives are 'hidden'")
     ap.add_argument("--raw", nargs="*", help="raw rows of earlier runs (skips the runs)")
+    ap.add_argument("--catch", type=int, default=0, metavar="RUNS",
+                    help="only: how often RUNS runs on the real er_abt_buy labels label its "
+                         "hidden positives (results/active_label_draws_catch.csv)")
     ap.add_argument("--out", default="active_label_draws.csv",
                     help="CSV name in benchmarks/results/")
     a = ap.parse_args()
+    if a.catch:
+        t = catch_rates(a.catch, a.seed, a.hidden_p)
+        t.to_csv(RESULTS / "active_label_draws_catch.csv", index=False)
+        print(t.round(3).to_string(index=False))
+        return 0
     if a.quick:
         a.draws, a.reps = 3, 5
         if a.out == "active_label_draws.csv":
