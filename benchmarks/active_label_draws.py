@@ -2,9 +2,10 @@
 
 The benchmark's coverage is over the design's randomness on *one* pool, whose labels are
 fixed. In the rare-event regime the interval must allow for the positives among items the
-design almost never draws (inclusion probability ≪ 1/batches); for a fixed pool their
-number is one fixed value, so every run's interval either allows for it or does not, and
-the pool's coverage tends to 0 or 1 rather than to the nominal level. This script makes
+design rarely draws (inclusion probability ≪ 1/batches); for a fixed pool their number is
+one fixed value that the labels barely reveal, so nearly every run's interval allows for it
+or nearly none does, and the pool's coverage tends to 1, or falls, rather than to the
+nominal level (``--catch``: how often runs label them). This script makes
 that visible: it keeps each pool's scores and predictions, redraws the labels
 ``y ~ Bernoulli(p)`` from the calibrated probabilities ``p`` (``--draws`` pools, one seed
 each), and runs the package default (``ActiveEvaluator(design="pps", adaptive=True)``,
@@ -26,9 +27,9 @@ Families: ``sim_rare`` (the benchmark's simulated pool, 100,000 items, ~0.03 % p
 the rare-event regime), ``er_abt_buy`` (the real scores of er_abt_buy, labels drawn from its
 calibrated ``prob``), ``er_abt_buy_rare`` (the same scores, labels drawn from
 ``p / (2 − p)``, the probability once each positive is kept with probability ½ as in the
-benchmark's er_abt_buy_rare: about 0.05 % positives; the scores then overstate them) and
-``sim_calibrated`` (``sim_pool``, 3.4 % positives; a control, out of the regime at these
-budgets).
+benchmark's er_abt_buy_rare: about 0.07 % positives, every item kept; the scores then
+overstate them) and ``sim_calibrated`` (``sim_pool``'s ``prob``, 3.2 % positives; a
+control, out of the regime at these budgets).
 
     python benchmarks/active_label_draws.py --quick           # 3 draws x 5 runs, ~1 min
     python benchmarks/active_label_draws.py --families sim_rare --draws 25 --reps 40

@@ -246,9 +246,9 @@ plt.close("all")
 # not hidden: importance weights are heavy-tailed when few positives are drawn.
 #
 # On a pool in the rare-event regime (section 4) expect coverage near 1 rather than 0.95.
-# Part of the truth is the number of positives among items the design almost never draws;
-# on one pool it is a fixed number the runs do not see, so they all cover it, unless it is
-# unusual, and then most miss. The 95 % holds over the process that drew the labels:
+# Part of the truth is the number of positives among items the design rarely draws; on one
+# pool it is a fixed number that the labels barely reveal, so nearly every run covers it,
+# unless it is unusual, and then most miss. The 95 % holds over the process that drew the labels:
 # with er_abt_buy's scores and labels redrawn from them (75 draws, 40 runs each,
 # `benchmarks/active_label_draws.py`) F1 at 500 labels covers 0.985 over all draws, 1.000
 # on the median draw and 0.55 on the worst, which hides more positives than expected.

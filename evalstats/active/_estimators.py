@@ -432,9 +432,10 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                   f"each model predicted its group's labels of each next batch). The interval "
                   f"holds these and the design-based estimate {r['design_estimate']:.3g}; the "
                   f"std. error is the design's. Its 95 % is over the process that produced the "
-                  f"labels: the positives among items the design almost never draws are one "
-                  f"fixed, unseen number on this pool, so on it the interval covers in nearly "
-                  f"every sample unless that number is unusual, and then misses in most.")
+                  f"labels: the positives among items the design rarely draws are one fixed "
+                  f"number on this pool that the labels barely reveal, so on it the interval "
+                  f"covers in nearly every sample unless that number is unusual, and then "
+                  f"misses in most.")
     elif (r["defined"] and np.isfinite(lo_se) and np.isfinite(hi_se)
             and max(lo_se, hi_se) > SIDED_NOTE_RATIO * min(lo_se, hi_se)):
         notes.add(f"The interval is asymmetric by design: its lower side uses s.e. "
