@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from active_benchmark import measures_of
 
+from evalstats._result import critical_value
 from evalstats.active import ActiveEvaluator
 from evalstats.active._estimators import interval_of
 
@@ -156,7 +157,7 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
         cur = tuple(interval_of(d, bounded=True, level=0.95, method="wilson"))
         prev = previous_interval(d)
         # the models' reach alone: the hull of every pair's G̃ ± zσ (rare regime only)
-        z = 1.959963984540054
+        z = critical_value(0.95)
         hull = ((max(min(g - z * s for g, s in d["reach"]), 0.0),
                  min(max(g + z * s for g, s in d["reach"]), 1.0)) if d["reach"] else None)
         rows.append(dict(pool=r.pool, design=r.design, budget=r.budget, measure=r.measure,

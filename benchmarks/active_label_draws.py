@@ -106,7 +106,10 @@ def catch_rates(reps: int, seed: int, hidden_p: float) -> pd.DataFrame:
     labels among the hidden items."""
     from active_benchmark import load_pools
 
-    pool = load_pools(["er_abt_buy"])["er_abt_buy"]
+    pools = load_pools(["er_abt_buy"])
+    if "er_abt_buy" not in pools:
+        raise SystemExit("--catch needs the shared datasets (er_abt_buy); set EVALSTATS_DATA")
+    pool = pools["er_abt_buy"]
     p, f, y = pool["scores"], pool["pred"], pool["label"]
     items = np.flatnonzero((f < 0.5) & (p < hidden_p))
     positives = items[y[items] == 1]
@@ -142,8 +145,7 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for key, g in per.groupby(["family", "budget", "measure"]):
         c = g["cov"].to_numpy()
-        pooled = float(raw.loc[(raw.family == key[0]) & (raw.budget == key[1])
-                               & (raw.measure == key[2]), "covered"].mean())
+        pooled = float(np.average(c, weights=g.runs))      # over every run of every draw
         corr = (float(np.corrcoef(c, np.abs(g.z))[0, 1])
                 if c.std() > 0 and np.abs(g.z).std() > 0 else float("nan"))
         rows.append(dict(zip(("family", "budget", "measure"), key, strict=True),
