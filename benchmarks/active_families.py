@@ -172,24 +172,27 @@ def import_oasis() -> Any:
 
 
 def run_oasis(pool: dict, budgets: list[int], seed) -> list[dict]:
-    """Adaptive OASIS for F1; one run, estimates at each budget (a prefix of the run)."""
+    """Adaptive OASIS for F1; one run, estimates at each budget (a prefix of the run).
+    Its warnings ("Failed to create 30 strata" where scores tie) are counted per run."""
     oasis = import_oasis()
     if oasis is None:
         raise ImportError("oasis is not installed: pip install --no-deps oasis")
     np.random.seed(np.random.default_rng(seed).integers(2 ** 31))  # noqa: NPY002 (oasis)
     labels = pool["labels"]
-    margins = pool["meta"]["family"] == "margins"
-    smp = oasis.OASISSampler(0.5, pool["predictions"].astype(int),
-                             pool["scores"].astype(np.float64), lambda i: int(labels[i]),
-                             proba=not margins, **OASIS_SETTINGS)
     rows, done, t0 = [], 0, time.perf_counter()
-    for b in sorted(budgets):
-        smp.sample_distinct(b - done)
-        done = b
-        rows.append(dict(method="oasis", n_labels=b, measure="f1",
-                         estimate=float(smp.estimate_[-1]), conf_low=np.nan, conf_high=np.nan,
-                         labels_used=b, stopped_by="", seconds=time.perf_counter() - t0,
-                         n_warnings=0, error=""))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        smp = oasis.OASISSampler(0.5, pool["predictions"].astype(int),
+                                 pool["scores"].astype(np.float64), lambda i: int(labels[i]),
+                                 proba=pool["meta"]["family"] != "margins", **OASIS_SETTINGS)
+        for b in sorted(budgets):
+            smp.sample_distinct(b - done)
+            done = b
+            rows.append(dict(method="oasis", n_labels=b, measure="f1",
+                             estimate=float(smp.estimate_[-1]), conf_low=np.nan,
+                             conf_high=np.nan, labels_used=b, stopped_by="",
+                             seconds=time.perf_counter() - t0, n_warnings=len(caught),
+                             error=""))
     return rows
 
 
@@ -245,6 +248,11 @@ def _bootstrap_rmse(err: np.ndarray, rng: np.random.Generator, n_boot: int) -> t
     return tuple(np.quantile(np.sqrt(np.mean(err[idx] ** 2, axis=1)), [0.025, 0.975]))
 
 
+def _text(col: pd.Series) -> np.ndarray:
+    """A text column read back from CSV (empty cells come back as NaN) as strings."""
+    return np.array(["" if pd.isna(v) else str(v) for v in col], dtype=object)
+
+
 def _cell_stats(g: pd.DataFrame, rng: np.random.Generator, n_boot: int) -> dict[str, Any]:
     """The summary of one (cell, method, n_labels, measure) group of runs."""
     t, reps = float(g["truth"].iloc[0]), len(g)
@@ -252,7 +260,8 @@ def _cell_stats(g: pd.DataFrame, rng: np.random.Generator, n_boot: int) -> dict[
     lo, hi = g["conf_low"].to_numpy(float), g["conf_high"].to_numpy(float)
     ok = np.isfinite(est)
     err = est[ok] - t
-    failed = int((g["error"].fillna("") != "").sum())
+    error = _text(g["error"])
+    failed = int((error != "").sum())
     has_ci = g["method"].iloc[0] not in NO_INTERVAL    # failed runs of the others: misses
     with np.errstate(invalid="ignore"):
         hits = (lo <= t) & (t <= hi)                 # a NaN interval is a miss
@@ -269,10 +278,10 @@ def _cell_stats(g: pd.DataFrame, rng: np.random.Generator, n_boot: int) -> dict[
                 median_width=float(np.nanmedian(width)) if np.isfinite(width).any() else np.nan,
                 mean_labels=float(np.nanmean(g["labels_used"].to_numpy(float)))
                 if g["labels_used"].notna().any() else np.nan,
-                stopped_by_width=float(np.mean(g["stopped_by"].fillna("") == "width")),
+                stopped_by_width=float(np.mean(_text(g["stopped_by"]) == "width")),
                 seconds_per_run=float(np.nanmean(g["seconds"].to_numpy(float)))
                 if g["seconds"].notna().any() else np.nan,
-                first_error=next((e for e in g["error"].fillna("") if e), ""))
+                first_error=next((e for e in error if e), ""))
 
 
 def ratio_to_oasis(raw: pd.DataFrame, rng: np.random.Generator, n_boot: int) -> pd.DataFrame:

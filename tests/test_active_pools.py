@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import special, stats
 
@@ -179,3 +180,54 @@ def test_bad_input(kw, match):
         ap.make_pool("other", n_items=1000, prevalence=0.1, rng=0)
     with pytest.raises(ValueError, match="hidden_share"):
         ap.make_pool("blind_spot", n_items=1000, prevalence=0.01, rng=0, hidden_share=0.02)
+
+
+# -- the harness's bookkeeping (benchmarks/active_families.py) ----------------------------------
+
+def _load_harness():
+    spec = importlib.util.spec_from_file_location("active_families",
+                                                  _PATH.with_name("active_families.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_harness_counts_failures_as_misses_and_pairs_the_oasis_ratio():
+    af = _load_harness()
+    nan = float("nan")
+    base = dict(cell="c", family="calibrated", n_labels=500, measure="f1", truth=0.5,
+                labels_used=500, stopped_by="", seconds=1.0, n_warnings=0)
+    rows = [dict(base, method="m", rep=0, estimate=0.6, conf_low=0.4, conf_high=0.7, error=""),
+            dict(base, method="m", rep=1, estimate=0.3, conf_low=0.2, conf_high=0.45, error=""),
+            dict(base, method="m", rep=2, estimate=nan, conf_low=nan, conf_high=nan,
+                 error="TypeError: boom"),
+            dict(base, method="m", rep=3, estimate=nan, conf_low=0.0, conf_high=1.0, error="")]
+    rows += [dict(base, method="oasis", rep=r, estimate=e, conf_low=nan, conf_high=nan,
+                  error="") for r, e in enumerate([0.7, 0.5, 0.4, 0.6])]
+    table = af.summarise(pd.DataFrame(rows), n_boot=200).set_index("method")
+    m = table.loc["m"]
+    # 4 runs: one covers, one misses, one failed (a miss), one undefined whose [0, 1] covers
+    assert m["coverage"] == 0.5 and m["coverage_se"] == pytest.approx(np.sqrt(0.25 / 4))
+    assert (m["failed"], m["undefined"], m["reps"]) == (1, 1, 4)
+    assert m["bias"] == pytest.approx(((0.6 - 0.5) + (0.3 - 0.5)) / 2)
+    assert m["rmse"] == pytest.approx(np.sqrt((0.1 ** 2 + 0.2 ** 2) / 2))
+    assert m["median_width"] == pytest.approx(np.median([0.3, 0.25, 1.0]))
+    assert m["first_error"] == "TypeError: boom"
+    assert np.isnan(table.loc["oasis", "coverage"])          # OASIS gives no interval
+    # ratio: each method's RMSE over its own finite runs, divided by OASIS's
+    oasis_rmse = np.sqrt(np.mean(np.square([0.2, 0.0, -0.1, 0.1])))
+    assert m["rmse_ratio_oasis"] == pytest.approx(m["rmse"] / oasis_rmse)
+    assert table.loc["oasis", "rmse_ratio_oasis"] == pytest.approx(1.0)
+
+
+def test_harness_plan_and_seeds():
+    af = _load_harness()
+    plan = af.make_plan(["design", "anytime"], {}, ["f1"], [500], False, {})
+    assert [s["name"] for s in plan["specs"]] == ["anytime", "default"]
+    assert plan["specs"][1].get("design") and not plan["oasis"]
+    with pytest.raises(SystemExit, match="unknown methods"):
+        af.make_plan(["nope"], {}, ["f1"], [500], False, {})
+    child = np.random.SeedSequence([2026, 1]).spawn(2)[1]
+    a, b = af._seed(child, 500), af._seed(child, 500)
+    assert a.generate_state(2).tolist() == b.generate_state(2).tolist()
+    assert a.generate_state(2).tolist() != af._seed(child, 200).generate_state(2).tolist()
