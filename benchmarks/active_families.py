@@ -149,7 +149,7 @@ def run_stopping(pool: dict, spec: dict, measures: list[str], seed, width: float
             ev.update(ids, labels[ids])
             res = ev.result()
             narrow = _interval_width(res, headline) < width   # NaN width: not narrow
-            if narrow or ev.n_labels >= cap:
+            if narrow or ev.n_labels >= cap or len(ids) == 0:  # (nothing left to label)
                 break
     base = dict(labels_used=ev.n_labels, stopped_by="width" if narrow else "cap",
                 seconds=time.perf_counter() - t0, n_warnings=len(caught), error="")
