@@ -21,7 +21,7 @@ import importlib
 
 from . import datasets
 from ._parallel import map_replicates
-from ._report import Document, Report, report
+from ._render import Document, Report, report
 from ._result import ConfidenceInterval, EvalResult
 from ._warnings import (
     ApproximationWarning,
