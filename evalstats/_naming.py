@@ -60,7 +60,10 @@ def _kept(v: Any) -> Any:
         return ArgumentSummary("{" + inner + "}")
     if callable(v) and not hasattr(v, "fit"):
         return ArgumentSummary(f"<function {getattr(v, '__name__', type(v).__name__)}>")
-    return ArgumentSummary(short_value(v))
+    text = short_value(v)
+    if " at 0x" in text:                      # a default repr: the address says nothing
+        text = f"<{type(v).__name__}>"
+    return ArgumentSummary(text)
 
 
 def record_call(function: str, sig: inspect.Signature, args: tuple, kwargs: Mapping,

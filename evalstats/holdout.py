@@ -27,7 +27,8 @@ from statsmodels.stats.proportion import proportion_confint
 from ._labels import binary_indicator, check_label_pair
 from ._naming import named_result
 from ._render.format import format_value
-from ._render.words import test_sentence, value_with_ci as _value_with_ci
+from ._render.words import test_sentence
+from ._render.words import value_with_ci as _value_with_ci
 from ._result import ConfidenceInterval, EvalResult, critical_value
 from ._validation import (
     check_array,

@@ -20,12 +20,12 @@ from test_result_contract import EXAMPLES
 
 import evalstats as es
 from evalstats._render.document import Document
-from evalstats._render.report import LATEX_PREAMBLE, Report
-from evalstats._render.words import call_text as _call_text
-from evalstats._result import RESULT_CLASSES, EvalResult
 from evalstats._render.escape import latex_escape, md_escape
 from evalstats._render.format import format_column
+from evalstats._render.report import LATEX_PREAMBLE, Report
+from evalstats._render.words import call_text as _call_text
 from evalstats._render.words import finding_sentence
+from evalstats._result import RESULT_CLASSES, EvalResult
 
 PDFLATEX = shutil.which("pdflatex")
 needs_pdflatex = pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed")

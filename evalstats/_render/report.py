@@ -313,8 +313,11 @@ def _wrapped_rows(header: Mapping[str, str]) -> np.ndarray:
     width = TEXT_WIDTH - 2 - max(len(k) for k in header)
     rows = []
     for key, value in header.items():
-        lines = textwrap.wrap(value, width, subsequent_indent="  ", break_long_words=False,
+        # a described argument (``<300 values>``) is never split across lines
+        kept = re.sub(r"<[^<>]*>", lambda m: m.group(0).replace(" ", "\0"), value)
+        lines = textwrap.wrap(kept, width, subsequent_indent="  ", break_long_words=False,
                               break_on_hyphens=False) or [""]
+        lines = [line.replace("\0", " ") for line in lines]
         rows += [[key, lines[0]]] + [["", line] for line in lines[1:]]
     return np.array(rows, dtype=object)
 

@@ -22,8 +22,8 @@ import pandas as pd
 
 from .format import format_value
 
-__all__ = ["term_label", "value_with_ci", "finding_sentence", "terms_sentence", "test_sentence", "split_note",
-           "call_text", "short_value", "capitalize"]
+__all__ = ["term_label", "value_with_ci", "finding_sentence", "terms_sentence",
+           "test_sentence", "split_note", "call_text", "short_value", "capitalize"]
 
 _ACRONYMS = {"auc": "AUC", "f1": "F1", "roc": "ROC", "ap": "AP", "mse": "MSE", "rmse": "RMSE"}
 _CALL = re.compile(r"^([A-Za-z_][\w ]*)\((\w+)=([^()]*)\)$")
