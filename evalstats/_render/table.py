@@ -154,8 +154,9 @@ class Table:
     def as_latex(self, float_env: bool = True) -> str:
         """A booktabs LaTeX table rendered by pandas' Styler (cells through
         :func:`~evalstats._render.escape.latex_escape`): a ``table`` float with
-        ``\\caption`` and ``\\label`` (``float_env=False``: the bare ``tabular``, shrunk to the line width if wider), or
-        a ``longtable`` when the table is taller than :data:`LONGTABLE_ROWS` rows."""
+        ``\\caption`` and ``\\label`` (``float_env=False``: the bare ``tabular``, shrunk
+        to the line width if wider), or a ``longtable`` when the table is taller than
+        :data:`LONGTABLE_ROWS` rows."""
         st = (self._styler().format(formatter=latex_escape)
               .format_index(formatter=latex_escape, axis=1))
         spec = "@{}" + "".join(self.aligns) + "@{}"
