@@ -113,7 +113,7 @@ def named_result(func: Callable[..., Any]) -> Callable[..., Any]:
         if hasattr(result, "call") and hasattr(result, "with_name"):
             passed = dict(kwargs, **({"name": name} if name is not None else {}))
             call = record_call(func.__name__, full, args, passed, result.call)
-            result = result.with_call(call)
+            result = result._with_call(call)
         return result if name is None else result.with_name(name)
 
     wrapper.__signature__ = full  # type: ignore[attr-defined]

@@ -309,7 +309,7 @@ class Reportable:
         object.__setattr__(new, "name", name)
         return new
 
-    def with_call(self, call: Mapping[str, Any]) -> Reportable:
+    def _with_call(self, call: Mapping[str, Any]) -> Reportable:
         """A copy whose recorded call is ``call`` (set by the public functions)."""
         import copy
 
