@@ -61,7 +61,7 @@ def _check_site(out: Path) -> None:
     for full in _documented():
         assert (out / "generated" / f"{full}.html").is_file(), full
     index = (out / "index.html").read_text(encoding="utf-8")
-    for page in ("getting_started", "changelog", "methods/holdout", "methods/budget",
+    for page in ("getting_started", "changelog", "benchmarks", "methods/holdout", "methods/budget",
                  "methods/cv_variance", "methods/active", "methods/extrapolation"):
         assert f'href="{page}.html"' in index, page
     for vignette in sorted((DOCS.parent / "vignettes").glob("[0-9]*.py")):
