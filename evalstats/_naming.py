@@ -28,6 +28,9 @@ class ArgumentSummary:
     """Stands in the call for an argument too large to keep (an array, a model, a
     function); its repr is a short description such as ``<1797 values>``."""
 
+    #: shown as it is in a call (never shortened)
+    is_summary = True
+
     def __init__(self, text: str) -> None:
         self.text = text
 

@@ -42,6 +42,11 @@ from ._warnings import InputWarning, Notes, SmallSampleWarning, UndefinedEstimat
 
 __all__ = ["error_ci", "loss_ci", "auc_ci", "ErrorRateResult", "MeanLossResult", "AUCResult"]
 
+#: the interval methods in words (plot legends)
+_INTERVAL_NAMES = {"exact": "Clopper–Pearson", "wilson": "Wilson",
+                   "agresti_coull": "Agresti–Coull", "jeffreys": "Jeffreys",
+                   "normal": "Wald"}
+
 #: binomial interval methods: our name -> statsmodels ``proportion_confint`` name
 BINOMIAL_METHODS = {
     "exact": "beta",           # Clopper-Pearson, R binom.test
@@ -119,7 +124,7 @@ class ErrorRateResult(EvalResult):
         lik = stats.binom.pmf(self.n_errors, self.n, p)
         ax.plot(p, lik / lik.max(), **kwargs)
         ax.axvspan(lo, hi, alpha=0.2, label=f"{100 * self.confidence_level:g}% "
-                   f"{self.interval_method} interval")
+                   f"{_INTERVAL_NAMES[self.interval_method]} interval")
         ax.axvline(self.estimate, ls="--", color="k", lw=1, label=f"k/n = {self.estimate:.3f}")
         ax.set_xlabel("error rate")
         ax.set_ylabel("relative likelihood")
@@ -172,10 +177,16 @@ class MeanLossResult(EvalResult):
 
         ax = _get_ax(ax)
         lo, hi = self.conf_int()
-        ax.hist(self.losses, bins=min(30, max(5, int(np.sqrt(self.n)))), alpha=0.6, **kwargs)
-        ax.axvline(self.estimate, color="k", lw=1.5, label=f"mean = {self.estimate:.3g}")
-        ax.axvspan(lo, hi, alpha=0.25, color="C1",
-                   label=f"{100 * self.confidence_level:g}% t interval")
+        counts, _, _ = ax.hist(self.losses, bins=min(30, max(5, int(np.sqrt(self.n)))),
+                               alpha=0.6, **kwargs)
+        # the interval is drawn as a marker with caps above the bars: a shaded band as
+        # narrow as the interval of a large sample would not be seen
+        top = 1.08 * float(np.max(counts))
+        ax.errorbar([self.estimate], [top], xerr=[[self.estimate - lo], [hi - self.estimate]],
+                    fmt="o", color="k", capsize=5, ms=4,
+                    label=f"mean {self.estimate:.3g}, {100 * self.confidence_level:g}% "
+                          f"t interval [{lo:.3g}, {hi:.3g}]")
+        ax.set_ylim(0, 1.2 * float(np.max(counts)))
         ax.set_xlabel("loss")
         ax.set_ylabel("test cases")
         ax.set_title(self._title())

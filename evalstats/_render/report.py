@@ -234,8 +234,10 @@ class Report:
                                         f"{self.anchor}-app-{j + 1}",
                                         f"summary().appendix[{j}]"))
         notes = [Note(*split_note(n)) for n in self.notes]
-        return Layout(self.title, self.anchor, self.finding, _merge_repeats(hdr), tables,
-                      appendix, notes)
+        hdr = _merge_repeats(hdr)
+        if "Call" in hdr:                        # the call closes the header block
+            hdr["Call"] = hdr.pop("Call")
+        return Layout(self.title, self.anchor, self.finding, hdr, tables, appendix, notes)
 
     # -- renderings -----------------------------------------------------------------------
     def as_text(self, appendix: bool = True) -> str:

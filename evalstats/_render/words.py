@@ -178,6 +178,8 @@ def split_note(note: str) -> tuple[str, str]:
 
 def short_value(v: Any) -> str:
     """A call argument as a user would type it: plain numbers, short lists, array sizes."""
+    if getattr(v, "is_summary", False):        # already a description (``<300 values>``)
+        return repr(v)
     if isinstance(v, bool | np.bool_):
         return str(bool(v))
     if isinstance(v, np.integer):
