@@ -1,30 +1,24 @@
-"""The two immutable result bases shared by every evalstats result.
+"""The immutable result bases shared by every evalstats result: numbers, not words.
 
 * :class:`Reportable` — anything a user can print, tabulate, report and plot: plans,
   designs, forecasts, proposals. It has ``name``, ``data``, ``call``, ``diagnostics``,
-  ``notes``, ``tidy()``, ``glance()``, ``summary()`` (a :class:`~evalstats._report.Report`),
-  ``plot(ax=None)`` and a one-line repr, and never shows an interval.
+  ``notes``, ``tidy()``, ``glance()``, ``summary()``, ``plot(ax=None)`` and a one-line
+  repr, and never shows an interval.
 * :class:`EvalResult` — an *estimate*: ``Reportable`` plus ``estimate``, ``std_error``,
-  ``confidence_level`` and ``conf_int(confidence_level=None, method=None)`` (recomputed
-  without refitting; the interval method is an argument, as in scipy's
-  ``BinomTestResult.proportion_ci``, and the default is stored in one field,
-  ``interval_method``). ``tidy()`` has fixed columns ``term, estimate, std_error, conf_low,
-  conf_high, confidence_level, method``.
+  ``confidence_level`` and ``conf_int(confidence_level=None, method=None)``, recomputed
+  from stored quantities without refitting (the interval method is an argument, as in
+  scipy's ``BinomTestResult.proportion_ci``; the default is the field
+  ``interval_method``). ``tidy()`` starts with the columns ``term, estimate, std_error,
+  conf_low, conf_high, confidence_level, method``; ``glance()`` is one row of facts about
+  the whole fit and never repeats a per-term column.
 
-Multi-term results: ``conf_int()`` returns the ``(low, high)`` tuple of the *main* term
-(the first row of ``tidy()``), unchanged for backward compatibility; ``conf_int_frame()``
-returns every term's interval as a DataFrame indexed by term, like statsmodels'
-``conf_int()`` (also ``evalstats.confint(res, frame=True)``).
-
-Reports: ``summary(digits=None)`` builds the report; its section title is ``name`` (set
-at construction, with ``res.with_name("...")`` or by passing ``{name: res}`` to
-:func:`evalstats.report`), and its first line is :meth:`Reportable._finding`, one
-plain-language sentence (override it per class). Results pickle and deep-copy (their
-mappings are :class:`FrozenDict`).
-
-Every concrete subclass registers itself in :data:`RESULT_CLASSES`; the contract test
-(``tests/test_result_contract.py``) runs over that registry. :func:`critical_value` is the
-one place a normal or t quantile for an interval is computed.
+For results with several terms, ``conf_int()`` is the interval of the first row of
+``tidy()`` and ``conf_int_frame()`` gives every term's interval, like statsmodels'
+``conf_int()``. A result hands its title, header entries, tables, notes and finding to
+the renderer (:mod:`evalstats._render`), which writes the report. Results pickle and
+deep-copy (their mappings are read-only :class:`FrozenDict`). Every concrete subclass is
+registered in :data:`RESULT_CLASSES`. :func:`critical_value` is the one place a normal or
+t quantile for an interval is computed.
 """
 
 from __future__ import annotations
@@ -176,10 +170,11 @@ class Reportable:
     """Base of every result a user can print, tabulate, report and plot (immutable).
 
     Plans, designs, forecasts and proposals derive from this class directly; estimates
-    derive from :class:`EvalResult`. Subclasses implement :meth:`_tidy_rows`,
-    :meth:`_repr_body` and, where useful, :meth:`_glance_extra`, :meth:`_extra_tables`,
-    :meth:`_appendix_tables` (detail tables for the appendix), :meth:`_header`,
-    :meth:`_finding` (the one-sentence result) and :meth:`plot`.
+    derive from :class:`EvalResult`. Subclasses implement ``_tidy_rows`` and
+    ``_repr_body`` and, where useful, ``_glance_extra`` (model-level facts),
+    ``_extra_tables``, ``_appendix_tables``, ``_header``, ``_finding`` (the one-sentence
+    result, in words), ``DIAGNOSTIC_KEYS`` (what only the diagnostics view shows) and
+    ``plot``.
 
     Attributes
     ----------

@@ -106,8 +106,9 @@ class ErrorRateResult(EvalResult):
 
     def _finding(self) -> str:
         ci = _value_with_ci(self.estimate, *self.conf_int(), self.confidence_level)
-        text = (f"The error rate is {ci}: {format_value(self.n_errors)} errors in "
-                f"{format_value(self.n)} test cases.")
+        errors = f"{format_value(self.n_errors)} error{'' if self.n_errors == 1 else 's'}"
+        cases = f"{format_value(self.n)} test case{'' if self.n == 1 else 's'}"
+        text = f"The error rate is {ci}: {errors} from {cases}."
         if self.p_value is None:
             return text
         return text + " " + test_sentence(self.p_value, self.confidence_level, "error rate",
@@ -165,7 +166,7 @@ class MeanLossResult(EvalResult):
 
     def _finding(self) -> str:
         ci = _value_with_ci(self.estimate, *self.conf_int(), self.confidence_level)
-        text = f"The mean loss is {ci} over {format_value(self.n)} test cases."
+        text = f"The mean loss is {ci} from {format_value(self.n)} test cases."
         if self.p_value is None:
             return text
         return text + " " + test_sentence(self.p_value, self.confidence_level, "mean loss",

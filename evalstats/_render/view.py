@@ -2,8 +2,8 @@
 
 A reader wants the result: the finding, what was estimated from what, the estimates with
 their intervals, and the notes. The checks of the computation — whether each estimate
-was defined, effective sample sizes, Monte-Carlo errors, solver states, the result's
-``diagnostics`` mapping — are for the analyst who asks for them with
+was defined, whether its interval has zero width, Monte-Carlo errors, solver states, the
+result's ``diagnostics`` mapping — are for the analyst who asks for them with
 ``summary(diagnostics=True)``. Header entries and table columns named in the result
 class's ``DIAGNOSTIC_KEYS`` belong to that second view. A problem never hides there: an
 undefined or degenerate estimate is also a warning note, shown in both views.
@@ -26,9 +26,8 @@ __all__ = ["DIAGNOSTIC_KEYS", "build_report", "diagnostics_frame"]
 
 #: checks of the computation shared by several result classes (see the module docstring)
 DIAGNOSTIC_KEYS = frozenset({
-    "defined", "zero_width", "zero width", "ess", "n_eff", "effective sample size",
-    "largest weight share", "mc_se", "mc s.e.", "mc s.e. of estimate / of v",
-    "mc s.e. of v", "solver", "solver_status", "status", "n_notes",
+    "defined", "zero_width", "zero width", "mc_se", "mc s.e.", "mc s.e. of estimate / of v",
+    "mc s.e. of v", "solver", "solver_status", "n_notes",
 })
 
 

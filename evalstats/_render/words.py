@@ -6,7 +6,8 @@
   decimals follow the interval's width (two significant digits of the width).
 * :func:`test_sentence` states a test's p-value and its conclusion at level α.
 * :func:`split_note` separates a note's warning category (``[ConvergenceWarning] …``) from
-  its text, so that no renderer prints a bracketed class name where a label belongs.
+  its text, so that no renderer prints a bracketed name where a label belongs (LaTeX
+  took it for the ``\\item`` label).
 * :func:`call_text` writes the call that produced a result as a user would type it.
 """
 
@@ -167,13 +168,11 @@ _NOTE = re.compile(r"^\[(\w+)\]\s*(.*)$", re.S)
 
 
 def split_note(note: str) -> tuple[str, str]:
-    """``("Convergence warning", text)`` for ``"[ConvergenceWarning] text"``; ``("", note)``
-    for a plain note."""
+    """``("ConvergenceWarning", text)`` for ``"[ConvergenceWarning] text"``; ``("", note)``
+    for a plain note. The category keeps its class name: it is what a reader passes to
+    ``warnings.filterwarnings``."""
     m = _NOTE.match(note)
-    if not m:
-        return "", note
-    kind = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", m.group(1))
-    return kind[:1].upper() + kind[1:].lower(), m.group(2)
+    return (m.group(1), m.group(2)) if m else ("", note)
 
 
 def short_value(v: Any) -> str:
