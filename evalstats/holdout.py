@@ -100,19 +100,13 @@ class ErrorRateResult(EvalResult):
     def _header(self) -> dict[str, Any]:
         hdr = super()._header()
         hdr["Errors"] = f"{format_value(self.n_errors)} of {format_value(self.n)}"
-        if self.p_value is not None:
-            hdr[f"p-value (error rate = {self.null:g})"] = self.p_value
-        return hdr
+        return _with_test_header(self, hdr, "error rate")
 
     def _finding(self) -> str:
-        ci = _value_with_ci(self.estimate, *self.conf_int(), self.confidence_level)
         errors = f"{format_value(self.n_errors)} error{'' if self.n_errors == 1 else 's'}"
         cases = f"{format_value(self.n)} test case{'' if self.n == 1 else 's'}"
-        text = f"The error rate is {ci}: {errors} from {cases}."
-        if self.p_value is None:
-            return text
-        return text + " " + test_sentence(self.p_value, self.confidence_level, "error rate",
-                                          self.null, "two-sided exact binomial test")
+        return _finding_with_test(self, "error rate", f"{errors} from {cases}",
+                                  "two-sided exact binomial test")
 
     def plot(self, ax=None, **kwargs):
         """The binomial likelihood of the error rate with the interval shaded."""
@@ -159,18 +153,11 @@ class MeanLossResult(EvalResult):
         return "Mean loss on a fixed test set"
 
     def _header(self) -> dict[str, Any]:
-        hdr = super()._header()
-        if self.p_value is not None:
-            hdr[f"p-value (mean loss = {self.null:g})"] = self.p_value
-        return hdr
+        return _with_test_header(self, super()._header(), "mean loss")
 
     def _finding(self) -> str:
-        ci = _value_with_ci(self.estimate, *self.conf_int(), self.confidence_level)
-        text = f"The mean loss is {ci} from {format_value(self.n)} test cases."
-        if self.p_value is None:
-            return text
-        return text + " " + test_sentence(self.p_value, self.confidence_level, "mean loss",
-                                          self.null, "two-sided one-sample t-test")
+        return _finding_with_test(self, "mean loss", f"from {format_value(self.n)} test cases",
+                                  "two-sided one-sample t-test")
 
     def plot(self, ax=None, **kwargs):
         """Histogram of the per-case losses with the mean and its interval."""
@@ -193,6 +180,25 @@ class MeanLossResult(EvalResult):
         ax.set_title(self._title())
         ax.legend(frameon=False)
         return ax
+
+
+def _with_test_header(res: ErrorRateResult | MeanLossResult, hdr: dict[str, Any],
+                      what: str) -> dict[str, Any]:
+    """The header with the test's p-value, when a null value was given."""
+    if res.p_value is not None:
+        hdr[f"p-value ({what} = {res.null:g})"] = res.p_value
+    return hdr
+
+
+def _finding_with_test(res: ErrorRateResult | MeanLossResult, what: str, tail: str,
+                       test: str) -> str:
+    """``"The <what> is <est> (<CI>): <tail>."``, then the test and its conclusion."""
+    ci = _value_with_ci(res.estimate, *res.conf_int(), res.confidence_level)
+    sep = " " if tail.startswith("from") else ": "
+    text = f"The {what} is {ci}{sep}{tail}."
+    if res.p_value is None:
+        return text
+    return f"{text} {test_sentence(res.p_value, res.confidence_level, what, res.null, test)}"
 
 
 @named_result

@@ -160,8 +160,9 @@ def test_sentence(p_value: float, level: float, what: str, null: Any, test: str)
     if p < alpha:
         return (f"{head}: at the {100 * alpha:g}% level the {what} differs from "
                 f"{format_value(null)}.")
-    return (f"{head}: at the {100 * alpha:g}% level the data are consistent with a {what} "
-            f"of {format_value(null)}.")
+    article = "an" if what[:1].lower() in "aeiou" else "a"
+    return (f"{head}: at the {100 * alpha:g}% level the data are consistent with {article} "
+            f"{what} of {format_value(null)}.")
 
 
 _NOTE = re.compile(r"^\[(\w+)\]\s*(.*)$", re.S)
