@@ -11,8 +11,8 @@ Capabilities (one package each):
 * :mod:`evalstats.extrapolate` — extrapolating multi-class accuracy to more classes
   (Zheng, Achanta & Benjamini).
 
-Shared services live in private modules: ``_result`` (result objects), ``_report``
-(reports), ``_validation``, ``_warnings``, ``_parallel`` and ``_progress``.
+Every function returns an immutable result with ``conf_int()``, ``tidy()``, ``glance()``,
+``summary()`` and ``plot()``; :func:`report` puts several into one document.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import importlib
 
 from . import datasets
 from ._parallel import map_replicates
-from ._report import Document, Report, report
+from ._render import Document, Report, report
 from ._result import ConfidenceInterval, EvalResult
 from ._warnings import (
     ApproximationWarning,

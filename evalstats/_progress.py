@@ -22,6 +22,16 @@ outer bar and extends its total when the work grows, instead of starting a new b
                 bar.note(f"stopping rule: doubling to {2 * n} draws")
 
 The bar's ``total`` therefore always shows the real number of tasks run.
+
+A bar that never runs backwards
+-------------------------------
+When the run may grow but its largest size is known (a stopping rule with a cap on the
+draws), pass it as ``max_total``: the bar counts towards that cap from the start, its
+percentage only rises, and a run that stops early jumps to 100 % when the bar closes::
+
+    with progress_bar(n_draws, progress=progress, desc="cv draws",
+                      max_total=max_draws) as bar:
+        ...
 """
 
 from __future__ import annotations
@@ -59,12 +69,17 @@ class _NoBar:
 class _Bar:
     """A bar whose total can grow: ``update(n)``, ``extend(n)``, ``reserve(n)``, ``note()``."""
 
-    def __init__(self, inner, total: int, auto: bool = False, desc: str | None = None):
+    def __init__(self, inner, total: int, auto: bool = False, desc: str | None = None,
+                 max_total: int | None = None):
         self._inner = inner
         self.total = int(total)
         self.n = 0
         self._auto = auto  # progress=None: start showing once the run becomes long
         self._desc = desc
+        self._cap = None if max_total is None else int(max_total)
+
+    def _shown_total(self) -> int:
+        return max(self._cap, self.total) if self._cap is not None else self.total
 
     def extend(self, n: int) -> None:
         """Add ``n`` tasks to the total (a stopping rule extended the run)."""
@@ -72,8 +87,8 @@ class _Bar:
             return
         self.total += int(n)
         if self._auto and isinstance(self._inner, _NoBar) and self.total > LONG_LOOP:
-            self._inner = _tqdm(self.total, self._desc, None, initial=self.n)
-        self._inner.total = self.total
+            self._inner = _tqdm(self._shown_total(), self._desc, None, initial=self.n)
+        self._inner.total = self._shown_total()
         self._inner.refresh()
 
     def reserve(self, n: int) -> None:
@@ -91,6 +106,9 @@ class _Bar:
         self._inner.set_postfix_str(text)
 
     def close(self) -> None:
+        """Close the bar; a capped bar that stopped early is completed first."""
+        if self._cap is not None and self._inner.n < self._inner.total:
+            self._inner.update(self._inner.total - self._inner.n)
         self._inner.close()
 
 
@@ -121,7 +139,8 @@ def _watched() -> bool:
 
 
 @contextmanager
-def progress_bar(total: int, *, progress: bool | None = None, desc: str | None = None):
+def progress_bar(total: int, *, progress: bool | None = None, desc: str | None = None,
+                 max_total: int | None = None):
     """Context manager yielding a bar with ``update(n)``, ``extend(n)`` and ``note(text)``.
 
     Parameters
@@ -133,6 +152,9 @@ def progress_bar(total: int, *, progress: bool | None = None, desc: str | None =
         loop length and tqdm's presence. Ignored inside an enclosing bar.
     desc : str, optional
         Label shown left of the bar.
+    max_total : int, optional
+        The largest number of tasks the run may grow to: the bar counts towards it from
+        the start (its percentage never falls) and is completed when it closes.
 
     Notes
     -----
@@ -144,10 +166,12 @@ def progress_bar(total: int, *, progress: bool | None = None, desc: str | None =
         outer.reserve(total)
         yield outer
         return
-    show = progress if progress is not None else (total > LONG_LOOP)
+    shown = max(total, max_total or 0)
+    show = progress if progress is not None else (shown > LONG_LOOP)
     available = tqdm_available() and (progress is not None or _watched())
-    inner = _tqdm(total, desc, progress) if show and available else _NoBar(total)
-    bar = _Bar(inner, total, auto=progress is None and available, desc=desc)
+    inner = _tqdm(shown, desc, progress) if show and available else _NoBar(shown)
+    bar = _Bar(inner, total, auto=progress is None and available, desc=desc,
+               max_total=max_total)
     token = _ACTIVE.set(bar)
     try:
         yield bar

@@ -1,30 +1,24 @@
-"""The two immutable result bases shared by every evalstats result.
+"""The immutable result bases shared by every evalstats result: numbers, not words.
 
 * :class:`Reportable` — anything a user can print, tabulate, report and plot: plans,
   designs, forecasts, proposals. It has ``name``, ``data``, ``call``, ``diagnostics``,
-  ``notes``, ``tidy()``, ``glance()``, ``summary()`` (a :class:`~evalstats._report.Report`),
-  ``plot(ax=None)`` and a one-line repr, and never shows an interval.
+  ``notes``, ``tidy()``, ``glance()``, ``summary()``, ``plot(ax=None)`` and a one-line
+  repr, and never shows an interval.
 * :class:`EvalResult` — an *estimate*: ``Reportable`` plus ``estimate``, ``std_error``,
-  ``confidence_level`` and ``conf_int(confidence_level=None, method=None)`` (recomputed
-  without refitting; the interval method is an argument, as in scipy's
-  ``BinomTestResult.proportion_ci``, and the default is stored in one field,
-  ``interval_method``). ``tidy()`` has fixed columns ``term, estimate, std_error, conf_low,
-  conf_high, confidence_level, method``.
+  ``confidence_level`` and ``conf_int(confidence_level=None, method=None)``, recomputed
+  from stored quantities without refitting (the interval method is an argument, as in
+  scipy's ``BinomTestResult.proportion_ci``; the default is the field
+  ``interval_method``). ``tidy()`` starts with the columns ``term, estimate, std_error,
+  conf_low, conf_high, confidence_level, method``; ``glance()`` is one row of facts about
+  the whole fit and never repeats a per-term column.
 
-Multi-term results: ``conf_int()`` returns the ``(low, high)`` tuple of the *main* term
-(the first row of ``tidy()``), unchanged for backward compatibility; ``conf_int_frame()``
-returns every term's interval as a DataFrame indexed by term, like statsmodels'
-``conf_int()`` (also ``evalstats.confint(res, frame=True)``).
-
-Reports: ``summary(digits=None)`` builds the report; its section title is ``name`` (set
-at construction, with ``res.with_name("...")`` or by passing ``{name: res}`` to
-:func:`evalstats.report`), and its first line is :meth:`Reportable._finding`, one
-plain-language sentence (override it per class). Results pickle and deep-copy (their
-mappings are :class:`FrozenDict`).
-
-Every concrete subclass registers itself in :data:`RESULT_CLASSES`; the contract test
-(``tests/test_result_contract.py``) runs over that registry. :func:`critical_value` is the
-one place a normal or t quantile for an interval is computed.
+For results with several terms, ``conf_int()`` is the interval of the first row of
+``tidy()`` and ``conf_int_frame()`` gives every term's interval, like statsmodels'
+``conf_int()``. A result hands its title, header entries, tables, notes and finding to
+the renderer (:mod:`evalstats._render`), which writes the report. Results pickle and
+deep-copy (their mappings are read-only :class:`FrozenDict`). Every concrete subclass is
+registered in :data:`RESULT_CLASSES`. :func:`critical_value` is the one place a normal or
+t quantile for an interval is computed.
 """
 
 from __future__ import annotations
@@ -39,8 +33,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._report import MAX_ROWS, Report
-from ._tables import finding_sentence, format_value, slug
+from ._render.format import format_value
+from ._render.plots import get_ax as _get_ax
+from ._render.report import MAX_ROWS, Report
+from ._render.view import DIAGNOSTIC_KEYS, build_report
+from ._render.words import call_text, terms_sentence
 from ._validation import check_confidence_level, check_option
 
 __all__ = [
@@ -48,10 +45,11 @@ __all__ = [
     "Reportable",
     "EvalResult",
     "FrozenDict",
+    "CallRecord",
     "RESULT_CLASSES",
     "TIDY_COLUMNS",
+    "GLANCE_TERM_COLUMNS",
     "critical_value",
-    "finding_sentence",
     "freeze_array",
     "wald_interval",
 ]
@@ -61,6 +59,9 @@ ConfidenceInterval.__doc__ = "A confidence interval ``(low, high)``."
 
 TIDY_COLUMNS = ("term", "estimate", "std_error", "conf_low", "conf_high", "confidence_level",
                 "method")
+
+#: per-term columns of ``tidy()`` that ``glance()`` must not repeat (model-level facts only)
+GLANCE_TERM_COLUMNS = ("term", "estimate", "std_error", "conf_low", "conf_high")
 
 #: every result class defined in the package, by name (filled by ``__init_subclass__``)
 RESULT_CLASSES: dict[str, type] = {}
@@ -85,6 +86,27 @@ class FrozenDict(dict):
         import copy
 
         return FrozenDict(copy.deepcopy(dict(self), memo))
+
+
+class CallRecord(FrozenDict):
+    """The recorded call of a result (read-only): ``function`` and the arguments.
+
+    ``parameters`` names the keys that are arguments of the function; the report's Call
+    line shows only those, so that it can be typed again. Other keys are values the
+    function kept for itself.
+    """
+
+    def __init__(self, mapping: Mapping[str, Any] = (), parameters: tuple[str, ...] = ()):
+        super().__init__(mapping)
+        self.parameters = tuple(parameters)
+
+    def __reduce__(self):
+        return (CallRecord, (dict(self), self.parameters))
+
+    def __deepcopy__(self, memo):
+        import copy
+
+        return CallRecord(copy.deepcopy(dict(self), memo), self.parameters)
 
 
 def freeze_array(a: Any) -> np.ndarray:
@@ -121,6 +143,8 @@ def wald_interval(estimate: float, std_error: float | None, level: float,
 def _deep_frozen(v: Any) -> Any:
     """``v`` with every mapping inside it a :class:`FrozenDict` and every array read-only
     (nested ``diagnostics`` dicts could be edited, and the edits reached ``summary()``)."""
+    if isinstance(v, CallRecord):
+        return v
     if isinstance(v, Mapping):
         return FrozenDict({k: _deep_frozen(x) for k, x in v.items()})
     if isinstance(v, np.ndarray) and v.flags.writeable:
@@ -146,10 +170,11 @@ class Reportable:
     """Base of every result a user can print, tabulate, report and plot (immutable).
 
     Plans, designs, forecasts and proposals derive from this class directly; estimates
-    derive from :class:`EvalResult`. Subclasses implement :meth:`_tidy_rows`,
-    :meth:`_repr_body` and, where useful, :meth:`_glance_extra`, :meth:`_extra_tables`,
-    :meth:`_appendix_tables` (detail tables for the appendix), :meth:`_header`,
-    :meth:`_finding` (the one-sentence result) and :meth:`plot`.
+    derive from :class:`EvalResult`. Subclasses implement ``_tidy_rows`` and
+    ``_repr_body`` and, where useful, ``_glance_extra`` (model-level facts),
+    ``_extra_tables``, ``_appendix_tables``, ``_header``, ``_finding`` (the one-sentence
+    result, in words), ``DIAGNOSTIC_KEYS`` (what only the diagnostics view shows) and
+    ``plot``.
 
     Attributes
     ----------
@@ -174,6 +199,10 @@ class Reportable:
 
     #: title used when ``name`` is empty
     _default_title: ClassVar[str] = ""
+    #: header entries and table columns shown only by ``summary(diagnostics=True)``
+    #: (matched case-insensitively, by raw or display name); extend per class with
+    #: ``DIAGNOSTIC_KEYS = Reportable.DIAGNOSTIC_KEYS | {...}``
+    DIAGNOSTIC_KEYS: ClassVar[frozenset[str]] = DIAGNOSTIC_KEYS
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -203,7 +232,7 @@ class Reportable:
         return {}
 
     def glance(self) -> pd.DataFrame:
-        """Exactly one row of result-level information."""
+        """Exactly one row of result-level facts (never a per-term column of ``tidy()``)."""
         row: dict[str, Any] = {"n_notes": len(self.notes)}
         row.update(self._glance_extra())
         return pd.DataFrame([row])
@@ -217,7 +246,7 @@ class Reportable:
         if self.data:
             hdr["Data"] = self.data
         if self.call:
-            hdr["Call"] = _call_text(type(self).__name__, self.call)
+            hdr["Call"] = call_text(type(self).__name__, self.call)
         return hdr
 
     def _main_table(self) -> tuple[str, pd.DataFrame]:
@@ -239,24 +268,25 @@ class Reportable:
         return f"{self._title()}: {body}." if body else ""
 
     def summary(self, digits: int | Mapping[str, int] | None = None,
-                max_rows: int | None = MAX_ROWS) -> Report:
-        """A :class:`~evalstats._report.Report` (text/HTML/LaTeX/Markdown).
+                max_rows: int | None = MAX_ROWS, diagnostics: bool = False) -> Report:
+        """The report: a finding, a header block, tables and notes (text, HTML, LaTeX,
+        Markdown).
 
         Parameters
         ----------
         digits : int or mapping, optional
-            Significant digits from which each numeric column's fixed decimals are
-            chosen (default 4), or ``{column: decimals}`` (key ``"*"``: the rest).
+            Default: the estimate, its interval and its standard error share the decimals
+            that show the standard error to two significant digits; other columns get four
+            significant digits. An int sets the significant digits of every column; a
+            mapping ``{column: decimals}`` fixes columns (key ``"*"``: the rest).
         max_rows : int or None
             Tables taller than this (default 40) show their first and last rows and
             "… N of M rows omitted; full table in tidy()"; ``None`` shows every row.
+        diagnostics : bool
+            ``False`` (default): the reader's view. ``True``: also the checks of the
+            computation (``DIAGNOSTIC_KEYS``) and a table of ``diagnostics``.
         """
-        tables = [self._main_table()] + list(self._extra_tables())
-        title = self.name or self._title()  # subclasses override _title; name always wins
-        return Report(title=title, header=self._header(), tables=tuple(tables),
-                      notes=tuple(self.notes), digits=4 if digits is None else digits,
-                      finding=self._finding(), appendix=tuple(self._appendix_tables()),
-                      label=slug(title), max_rows=max_rows)
+        return build_report(self, digits=digits, max_rows=max_rows, diagnostics=diagnostics)
 
     def _repr_html_(self) -> str:
         """Jupyter shows the report (HTML)."""
@@ -272,6 +302,15 @@ class Reportable:
             raise fail("name", "a str", value=name, exc=TypeError)
         new = copy.copy(self)
         object.__setattr__(new, "name", name)
+        return new
+
+    def _with_call(self, call: Mapping[str, Any]) -> Reportable:
+        """A copy whose recorded call is ``call`` (set by the public functions)."""
+        import copy
+
+        new = copy.copy(self)
+        object.__setattr__(new, "call", call if isinstance(call, CallRecord)
+                           else _deep_frozen(call))
         return new
 
     # -- plot -----------------------------------------------------------------------------
@@ -404,11 +443,11 @@ class EvalResult(Reportable):
         return df[list(TIDY_COLUMNS) + extra].reset_index(drop=True)
 
     def glance(self) -> pd.DataFrame:
-        """Exactly one row of model-level statistics."""
-        lo, hi = self.conf_int()
-        row = dict(term=self.term, estimate=self.estimate, std_error=self.std_error,
-                   conf_low=lo, conf_high=hi, confidence_level=self.confidence_level,
-                   method=self.method, n=self.n, n_notes=len(self.notes))
+        """Exactly one row of model-level facts, as broom's ``glance``: ``method``,
+        ``confidence_level``, ``n``, ``n_notes`` and the class's own facts (never a
+        per-term column of ``tidy()``; see ``GLANCE_TERM_COLUMNS``)."""
+        row = dict(method=self.method, confidence_level=self.confidence_level, n=self.n,
+                   n_notes=len(self.notes))
         row.update(self._glance_extra())
         return pd.DataFrame([row])
 
@@ -421,18 +460,17 @@ class EvalResult(Reportable):
             hdr[f"n ({self.n_unit})"] = self.n
         hdr["Confidence level"] = f"{100 * self.confidence_level:g}%"
         if self.call:
-            hdr["Call"] = _call_text(type(self).__name__, self.call)
+            hdr["Call"] = call_text(type(self).__name__, self.call)
         return hdr
 
     def _main_table(self) -> tuple[str, pd.DataFrame]:
         return ("Estimates", self.tidy())
 
     def _finding(self) -> str:
-        """``"f1 is 0.58 (95% CI 0.49 to 0.68) from 500 labels."``; decimals follow the
-        interval's width (two significant digits of the width)."""
-        return finding_sentence(self.term, self.estimate, self.conf_int(),
-                                self.confidence_level, self.n, self.n_unit,
-                                n_terms=len(self.tidy()))
+        """``"F1 is 0.58 (95% CI 0.49–0.68) from 500 labels."``; decimals follow the
+        interval's width (two significant digits of the width). Up to three terms are
+        each stated; more are summarised by the range of their estimates."""
+        return terms_sentence(self.tidy(), self.confidence_level, self.n, self.n_unit)
 
     # -- plot -----------------------------------------------------------------------------
     def plot(self, ax=None, **kwargs):
@@ -472,40 +510,3 @@ RESULT_CLASSES["EvalResult"] = EvalResult
 
 def _r3(x: float) -> str:
     return "NaN" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
-
-
-def _call_text(name: str, call: Mapping[str, Any]) -> str:
-    """``function(arg=value, ...)``; the function name is ``call["function"]`` if present."""
-    name = call.get("function", name)
-    args = ", ".join(f"{k}={_short(v)}" for k, v in call.items() if k != "function")
-    return f"{name}({args})"
-
-
-def _short(v: Any) -> str:
-    """A call argument as a user would type it: plain numbers, short lists, array sizes."""
-    if isinstance(v, bool | np.bool_):
-        return str(bool(v))
-    if isinstance(v, np.integer):
-        return str(int(v))
-    if isinstance(v, np.floating | float):
-        return f"{float(v):.6g}"
-    if isinstance(v, list | tuple | np.ndarray | pd.Series) and np.ndim(v) == 1 \
-            and len(v) <= 6 and all(isinstance(t, int | float | np.number | str) for t in v):
-        inner = ", ".join(_short(t) for t in v)
-        return f"[{inner}]" if not isinstance(v, tuple) else f"({inner})"
-    if isinstance(v, np.ndarray | pd.Series | pd.DataFrame | list | tuple):
-        shape = np.shape(v) if not isinstance(v, list | tuple) else (len(v),)
-        dims = "x".join(str(d) for d in shape)
-        return f"<{dims} {'values' if len(shape) == 1 else type(v).__name__}>"
-    text = repr(v)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _get_ax(ax=None):
-    """The given Axes, or a new one (matplotlib imported lazily)."""
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    _, ax = plt.subplots()
-    return ax

@@ -89,5 +89,7 @@ def plot_roc(res, ax, **kwargs):
     ax.set_ylabel("true positive rate (sensitivity)")
     lo, hi = res.conf_int()
     ax.set_title(f"AUC = {res.estimate:.3f}, {pct} CI [{lo:.3f}, {hi:.3f}] (DeLong)")
-    ax.legend(frameon=False, loc="lower right", fontsize="small")
+    # the legend sits on an opaque box: the lower right is where the chance line runs
+    ax.legend(loc="lower right", fontsize="small", frameon=True, framealpha=0.92,
+              edgecolor="none")
     return ax

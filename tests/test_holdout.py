@@ -153,3 +153,20 @@ def test_loss_ci_huge_losses_rescaled_or_refused():
     lo, hi = es.loss_ci(x).conf_int()
     ci = stats.ttest_1samp(x / 1e300, 0).confidence_interval()   # scipy, on rescaled values
     assert (lo, hi) == pytest.approx((ci.low * 1e300, ci.high * 1e300), rel=1e-12)
+
+
+def test_findings_state_counts_and_the_tests_conclusion():
+    """The finding is a sentence a reader would say; with ``null=`` it adds the exact test
+    and its conclusion at 5 %. The p-value by hand: under Binomial(10, 0.05) the outcomes no
+    likelier than 2 errors are 2..10, P(X >= 2) = 1 - 0.95**10 - 10 * 0.05 * 0.95**9 =
+    0.0861 (R's binom.test sums the same outcomes)."""
+    y = [0, 1, 1, 0, 1, 1, 0, 0, 1, 1]
+    res = es.error_ci(y, [0, 1, 0, 0, 1, 1, 1, 0, 1, 1], null=0.05)
+    assert res.p_value == pytest.approx(0.0861, abs=5e-5)
+    assert res.summary().finding == (
+        "The error rate is 0.20 (95% CI 0.03–0.56): 2 errors from 10 test cases. A two-sided "
+        "exact binomial test of error rate = 0.05 gives p = 0.09: at the 5% level the data "
+        "are consistent with an error rate of 0.05.")
+    low = es.error_ci([0] * 100, [0] * 99 + [1], null=0.3)
+    assert low.summary().finding.endswith("at the 5% level the error rate differs from 0.3.")
+    assert es.error_ci([0], [0]).summary().finding.endswith("0 errors from 1 test case.")

@@ -19,10 +19,13 @@ import pytest
 from test_result_contract import EXAMPLES
 
 import evalstats as es
-from evalstats._document import Document
-from evalstats._report import LATEX_PREAMBLE, Report
-from evalstats._result import RESULT_CLASSES, EvalResult, _call_text
-from evalstats._tables import finding_sentence, format_column, latex_escape, md_escape
+from evalstats._render.document import Document
+from evalstats._render.escape import latex_escape, md_escape
+from evalstats._render.format import format_column
+from evalstats._render.report import LATEX_PREAMBLE, Report
+from evalstats._render.words import call_text as _call_text
+from evalstats._render.words import finding_sentence
+from evalstats._result import RESULT_CLASSES, EvalResult
 
 PDFLATEX = shutil.which("pdflatex")
 needs_pdflatex = pytest.mark.skipif(PDFLATEX is None, reason="pdflatex is not installed")
@@ -168,9 +171,39 @@ def test_latex_escape_specials_and_unicode():
         r"$\varepsilon$ $\le$ $\theta$ $\pm$ 2 $\times$ $\alpha$")
     assert latex_escape("0.49–0.68") == "0.49--0.68"
     assert latex_escape("θ(g)≤1") == r"$\theta$(g)$\le$1"
-    assert latex_escape("café ✓") == "cafe [U+2713]"
-    # no ASCII decomposition: the code point, so two such class names stay apart
+    assert latex_escape("café ✓") == "caf\\'{e} [U+2713]"
+    # no LaTeX form: the code point, so two such class names stay apart
     assert latex_escape("猫") == "[U+732B]" != latex_escape("犬")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("V\u0302", "\\^{V}"),                      # V + combining circumflex (the CV header)
+    ("\u0120(H)", "\\.{G}(H)"),                 # precomposed: decomposed to G + dot
+    ("naïve", 'na\\"{\\i}ve'),                  # an accented i loses its dot
+    ("Σ Δ Α λ ς ο", "$\\Sigma$ $\\Delta$ A $\\lambda$ $\\sigma$ o"),
+    ("x² σ₁", "x\\textsuperscript{2} $\\sigma_{1}$"),
+    ("µ", "$\\mu$"),                              # the micro sign is mu
+    ("a\u0361b", "ab"),                            # a mark LaTeX has no accent for
+])
+def test_latex_escape_rules(text, expected):
+    """Accents (precomposed or combining), Greek by Unicode name, scripts, compatibility
+    forms; the expected strings are LaTeX's own spellings (Lamport, table 3.1)."""
+    assert latex_escape(text) == expected
+
+
+def test_latex_escape_covers_every_character_the_package_prints():
+    """Every non-ASCII character in the package's source gets a LaTeX form (no code-point
+    fallback), so no report of ours prints ``[U+....]``."""
+    import pathlib
+    import unicodedata
+
+    root = pathlib.Path(es.__file__).parent
+    chars = {ch for f in root.rglob("*.py") for ch in f.read_text(encoding="utf-8")
+             if ord(ch) > 127}
+    # class names in tests of the fallback itself
+    chars -= {"猫", "犬", "Ж", "✓"}
+    missing = sorted(ch for ch in chars if "[U+" in latex_escape("x" + ch))
+    assert not missing, [unicodedata.name(c, "?") for c in missing]
 
 
 def test_markdown_escape():
@@ -190,18 +223,20 @@ def test_fixed_decimals_per_column_right_aligned():
     assert format_column("ok", [True, False]) == (["yes", "no"], "l")
 
 
-def test_estimate_and_interval_share_decimals():
+def test_estimate_interval_and_std_error_share_decimals():
+    """JCGM 100:2008 (GUM) 7.2.6: the standard error to two significant digits, the
+    estimate and interval to the same decimal place; the smallest SE sets the column."""
     rep = Report("t", tables=(("Estimates", pd.DataFrame(
         {"term": ["a", "b"], "estimate": [0.5, 0.03728], "std_error": [0.01, 0.004469],
          "conf_low": [0.48, 0.02901], "conf_high": [0.52, 0.04711]})),))
     tab = rep.layout().tables[0]
-    est, se, lo, hi = (tab.columns.index(c) for c in ("Estimate", "Std. error", "CI low",
-                                                     "CI high"))
-    row = tab.rows[1]
-    dec = len(row[est].split(".")[1])
-    assert len(row[lo].split(".")[1]) == dec == len(row[hi].split(".")[1])
-    assert len(row[se].split(".")[1]) == dec + 1
-    assert tab.aligns[est] == "r" and tab.aligns[0] == "l"
+    assert tab.rows == (("a", "0.5000", "0.0100", "0.4800", "0.5200"),
+                        ("b", "0.0373", "0.0045", "0.0290", "0.0471"))
+    assert tab.aligns == ("l", "r", "r", "r", "r")
+    wide = Report("t", tables=(("E", pd.DataFrame(
+        {"term": ["x"], "estimate": [1.3274], "std_error": [0.2427],
+         "conf_low": [0.881], "conf_high": [1.997]})),)).layout().tables[0]
+    assert wide.rows == (("x", "1.33", "0.24", "0.88", "2.00"),)
 
 
 def test_constant_columns_move_to_the_header_and_empty_ones_go():
@@ -329,32 +364,18 @@ def test_html_and_latex_tables_are_rendered_by_styler():
     assert "\\caption{Estimates of $\\theta$\\_1 \\textless{}x\\textgreater{}}" in latex
 
 
-def test_styler_latex_escaping_matches_latex_escape():
-    from pandas.io.formats.style_render import _escape_latex
-
-    from evalstats._tables import _latex_rest
-
-    for s in ["ATA_k 5% a&b #1 $x {y}", "ε ≤ θ ± 2 × α", "0.49–0.68 <list> a|b", "café"]:
-        assert _latex_rest(_escape_latex(s)) == latex_escape(s)
-
-
-def test_markdown_with_and_without_tabulate(monkeypatch):
+def test_markdown_is_one_pipe_table_whatever_is_installed(monkeypatch):
     import sys
 
     tab = _odd_table().layout().tables[0]
-    monkeypatch.setitem(sys.modules, "tabulate", None)  # ImportError: our pipe table
     ours = tab.as_markdown()
-    assert "|---|---:|---:|" in ours and "50% & \\<c\\>" in ours
-    monkeypatch.delitem(sys.modules, "tabulate")
-    pytest.importorskip("tabulate")
-    theirs = tab.as_markdown()
-    rows = [[c.strip() for c in ln.strip("|").split(" | ")] for ln in theirs.splitlines()
+    monkeypatch.setitem(sys.modules, "tabulate", None)      # tabulate plays no part
+    assert tab.as_markdown() == ours
+    rows = [[c.strip() for c in ln.strip("|").split(" | ")] for ln in ours.splitlines()
             if ln.startswith("|")]
     assert rows[0] == ["Term", "Estimate", "n labels"]
-    assert [c.strip() for c in rows[3]] == ["50% & \\<c\\>", "0.2500", "20,000"]
-    rule = theirs.splitlines()[3]
-    left, right1, right2 = rule.strip("|").split("|")
-    assert not left.endswith(":") and right1.endswith(":") and right2.endswith(":"), rule
+    assert rows[3] == ["50% & \\<c\\>", "0.2500", "20,000"]
+    assert "|---|---:|---:|" in ours
 
 
 # -- tall tables ---------------------------------------------------------------------------------

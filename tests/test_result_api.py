@@ -73,10 +73,14 @@ def test_notes_numbered_in_every_format():
     res = EvalResult(estimate=1.0, std_error=0.0, method="toy",
                      notes=("[SmallSampleWarning] tiny sample", "plain note"))
     rep = res.summary()
-    assert "[1] [SmallSampleWarning] tiny sample" in rep.as_text()
+    assert "[1] SmallSampleWarning: tiny sample" in rep.as_text()
     assert "[2] plain note" in rep.as_text()
+    assert '<span class="note-kind">SmallSampleWarning:</span> tiny sample' in rep.as_html()
     assert "<li>plain note</li>" in rep.as_html()
-    assert "\\item plain note" in rep.as_latex()
+    # a bracketed category must not become the \item label (it hung in the margin)
+    assert "\\item{} \\textbf{SmallSampleWarning:} tiny sample" in rep.as_latex()
+    assert "\\item{} plain note" in rep.as_latex()
+    assert "1. **SmallSampleWarning:** tiny sample" in rep.as_markdown()
     assert "2. plain note" in rep.as_markdown()
     assert repr(res).endswith("!>")  # a warning is visibly marked
 

@@ -18,3 +18,37 @@ def test_ruff_clean():
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.run([ruff, "check", str(root)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# -- prose that does not rot ----------------------------------------------------------------
+_ROOT = Path(__file__).resolve().parents[1] / "evalstats"
+#: what a docstring must not hold: a date, a benchmark file, a before -> after figure
+_ROT = (r"\b20\d\d-\d\d-\d\d\b", r"benchmarks/", r"\d\s*(?:→|->)\s*\d")
+#: packages whose docstrings still hold such prose (their owners rewrite them)
+_PENDING = {"active", "budget", "cv_variance", "extrapolate"}
+
+
+def _docstrings(path: Path):
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            doc = ast.get_docstring(node)
+            if doc:
+                yield getattr(node, "name", path.stem), doc
+
+
+@pytest.mark.parametrize("package", ["", "_render", "cli", "datasets", *sorted(_PENDING)])
+def test_docstrings_hold_no_dates_benchmark_files_or_history(package, request):
+    import re
+
+    if package in _PENDING:
+        request.applymarker(pytest.mark.xfail(strict=False, reason="docstrings still cite "
+                                              "benchmark runs; the capability owner rewrites"))
+    folder = _ROOT / package
+    files = sorted(folder.glob("*.py")) if package else sorted(_ROOT.glob("*.py"))
+    found = [f"{f.relative_to(_ROOT)}:{name}: {m.group(0)!r}"
+             for f in files for name, doc in _docstrings(f)
+             for pattern in _ROT for m in re.finditer(pattern, doc)]
+    assert not found, "\n".join(found)

@@ -22,7 +22,15 @@ y, pred = pool["label"].to_numpy(), pool["pred"].to_numpy()
 # %%
 err = es.error_ci(y, pred, method="exact")
 print(err.summary())
-print("Wilson:", err.conf_int(), "-- 99%:", err.conf_int(0.99))
+print("Clopper-Pearson (exact):", err.conf_int())
+print("Wilson:                 ", err.conf_int(method="wilson"))
+print("Clopper-Pearson at 99%: ", err.conf_int(0.99))
+
+# %% [markdown]
+# The plot shows the binomial likelihood of the error rate with the interval shaded.
+
+# %%
+err.plot()
 
 # %% [markdown]
 # The log loss of each case is a bounded-below, skewed quantity; with n = 1797 the

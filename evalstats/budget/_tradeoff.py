@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from .._naming import named_result
-from .._report import format_value
+from .._render.format import format_value
 from .._result import Reportable, _get_ax
 from .._validation import check_int, check_option, check_scalar, fail
 from .._warnings import Notes

@@ -57,17 +57,24 @@ def check_outputs(args: argparse.Namespace) -> None:
             raise fail("--out", "a file other than --pool (it would be overwritten)",
                        value=args.out)
     else:
-        _check_path("--out", getattr(args, "out", None), REPORT_SUFFIXES, "a report file")
+        outs = getattr(args, "out", None)
+        for out in outs if isinstance(outs, list) else [outs]:
+            _check_path("--out", out, REPORT_SUFFIXES, "a report file")
     _check_path("--plot", getattr(args, "plot", None), PLOT_SUFFIXES, "an image file")
 
 
 def add_output_args(p: argparse.ArgumentParser, *, seed: bool = True,
-                    out_help: str = "also write a report (.html with plots, .md, .tex, .txt)"
-                    ) -> None:
-    """Add the shared ``--format``, ``--out`` and (optionally) ``--seed`` flags."""
+                    out_help: str = "also write a report (.html with plots, .md, .tex, .txt)",
+                    several: bool = False) -> None:
+    """Add the shared ``--format``, ``--out`` and (optionally) ``--seed`` flags;
+    ``several=True`` lets ``--out`` take several paths (a list, ``None`` when absent)."""
     p.add_argument("--format", default="text", choices=FORMATS,
                    help="format of what is printed (default text)")
-    p.add_argument("--out", metavar="PATH", default=None, help=out_help)
+    if several:
+        p.add_argument("--out", metavar="PATH", default=None, nargs="+", action="extend",
+                       help=out_help)
+    else:
+        p.add_argument("--out", metavar="PATH", default=None, help=out_help)
     if seed:
         p.add_argument("--seed", type=int, default=None,
                        help="random seed (default: a fresh one, printed so the run can be "

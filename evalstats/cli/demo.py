@@ -1,4 +1,8 @@
-"""``evalstats demo``: a short end-to-end analysis on bundled data, printed as a report."""
+"""``evalstats demo``: a short end-to-end analysis on bundled data, printed as a report.
+
+The analysis runs once; ``--out`` may name several files (``--out r.html r.tex r.md``),
+each written from the same results.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +19,10 @@ def register(sub) -> None:
     p = sub.add_parser("demo", help="run a short end-to-end analysis on bundled data",
                        description="Run every capability's demonstration on data shipped "
                                    "with evalstats and print one report.")
-    add_output_args(p, seed=False,
-                    out_help="also write the report as a document (.html with plots, .tex "
-                             "and .md with plot files in <stem>_files/, or .txt)")
+    add_output_args(p, seed=False, several=True,
+                    out_help="also write the report as documents, one per path, from one "
+                             "computation (.html with plots, .tex and .md with plot files "
+                             "in <stem>_files/, or .txt)")
     p.add_argument("--fast", action="store_true",
                    help="smaller problem sizes (also set by EVALSTATS_VIGNETTE_FAST=1)")
     p.add_argument("--seed", type=int, default=2026, help="random seed (default 2026)")
@@ -38,7 +43,7 @@ def demo_results(fast: bool, seed: int = 2026) -> list:
 
 def _section(mod, fast: bool, seed: int) -> list:
     """One capability's demo results; a missing optional dependency skips it with a note."""
-    from .._report import Report
+    from .._render import Report
 
     try:
         return list(mod.demo_results(fast=fast, seed=seed))
@@ -64,7 +69,6 @@ def run(args) -> int:
     doc = report(results, title="evalstats demo", plots=args.out is not None,
                  meta={"Seeds": str(args.seed), "Problem sizes": "fast" if fast else "full"})
     print(doc.render(args.format))
-    if args.out:
-        path = doc.save(args.out)
-        print(f"\nReport written to {path}")
+    for out in args.out or []:
+        print(f"\nReport written to {doc.save(out)}")
     return 0

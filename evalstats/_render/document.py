@@ -1,12 +1,13 @@
 """Documents: several reports with a title block, contents, plots and an appendix.
 
-:func:`report` composes results (or :class:`~evalstats._report.Report` objects) into a
+:func:`report` composes results (or :class:`~evalstats._render.report.Report` objects) into a
 :class:`Document`: a title block (package version, date, Python, seeds found in the
 results' calls, data descriptions, anything passed as ``meta=``), a contents list,
 one numbered section per result (title from the result's ``name``; repeated titles are
 told apart by the call arguments that differ, else numbered), its finding, tables and
 plot, and an appendix with the detail tables. It renders to HTML (figures embedded),
-Markdown and LaTeX (figures written next to the file) and text.
+Markdown and LaTeX (figures written next to the file) through the jinja2 templates of
+``templates/``, and to text.
 """
 
 from __future__ import annotations
@@ -19,38 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._report import LATEX_PREAMBLE, MAX_ROWS, Report, _latex_table
-from ._tables import Table, format_value, html_escape, is_empty_value, latex_escape, md_escape
+from .format import format_value, is_empty_value
+from .report import LATEX_PREAMBLE, MAX_ROWS, Report
+from .table import Table
+from .templates import render_template
+from .words import short_value
 
 __all__ = ["Document", "report"]
-
-_CSS = """
-body { font-family: Georgia, 'Times New Roman', serif; max-width: 58em; margin: 2em auto;
-       padding: 0 1em; color: #222; line-height: 1.45; }
-h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #bbb; margin-top: 2em; }
-table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.88em;
-        font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; }
-table.evalstats-table { border-top: 2px solid #333; border-bottom: 2px solid #333; }
-table.evalstats-table thead th { border-bottom: 1px solid #333; }
-table.evalstats-table th, table.evalstats-table td { padding: 2px 10px; text-align: left;
-       white-space: nowrap; }
-table.evalstats-table .num { text-align: right; font-variant-numeric: tabular-nums; }
-table.evalstats-table caption { caption-side: top; text-align: left; font-style: italic;
-       padding-bottom: 3px; white-space: nowrap; }
-table.evalstats-header th { text-align: left; font-weight: normal; color: #555;
-       padding: 1px 14px 1px 0; vertical-align: top; white-space: nowrap; }
-table.evalstats-header td { padding: 1px 2.5em 1px 0; }
-table.evalstats-header code { font-size: 1.05em; }
-p.finding { font-size: 1.08em; background: #f4f6f8; border-left: 4px solid #4a7ab5;
-       padding: 0.4em 0.8em; }
-.notes-title { margin-bottom: 0.2em; font-weight: bold; } ol.notes { font-size: 0.9em; }
-.evalstats-table-wrap { overflow-x: auto; } p.table-note { margin-top: -0.3em;
-       font-size: 0.85em; font-style: italic; color: #555; }
-figure { margin: 0.8em 0; } img { max-width: 100%; }
-nav ol { columns: 2; } .meta th { text-align: left; padding-right: 1em; font-weight: normal;
-       color: #555; }
-"""
-
 
 @dataclass(frozen=True)
 class Document:
@@ -94,88 +70,45 @@ class Document:
     def _appendix(self) -> list[tuple[Report, Table]]:
         return [(r, t) for r in self.reports for t in r.layout().appendix]
 
-    # -- HTML -----------------------------------------------------------------------------
-    def as_html(self) -> str:
-        body = [f"<h1>{html_escape(self.title)}</h1>"]
-        meta = self._meta()
-        if meta:
-            body.append('<table class="meta">' + "".join(
-                f"<tr><th>{html_escape(k)}</th><td>{html_escape(v)}</td></tr>"
-                for k, v in meta.items()) + "</table>")
-        apx = self._appendix()
-        toc = [f'<li><a href="#{html_escape(r.anchor)}">{html_escape(r.title)}</a></li>'
-               for r in self.reports]
-        if apx:
-            toc.append('<li><a href="#appendix">Appendix</a></li>')
-        body.append("<nav><h2>Contents</h2><ol>" + "".join(toc) + "</ol></nav>")
+    def _sections(self, fmt: str, figure_dir: Path | None = None, rel: str = "") -> list[str]:
+        out = []
         for i, rep in enumerate(self.reports):
             fig = self._figure(i)
-            fig_html = ""
-            if fig is not None:
-                b64 = base64.b64encode(self._png(fig)).decode("ascii")
-                fig_html = (f'<figure><img alt="{html_escape(rep.title)}" '
-                            f'src="data:image/png;base64,{b64}"/></figure>')
-            body.append(rep.as_html(level=2, figure=fig_html, appendix=False,
-                                    number=f"{i + 1}. "))
-        if apx:
-            body.append('<section id="appendix"><h2>Appendix</h2>')
-            body += [t.as_html() for _, t in apx]
-            body.append("</section>")
-        return ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-                "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-                f"<title>{html_escape(self.title)}</title><style>{_CSS}</style></head>"
-                "<body>\n" + "\n".join(body) + "\n</body></html>\n")
+            snippet = ""
+            if fig is not None and fmt == "html":
+                png = base64.b64encode(self._png(fig)).decode("ascii")
+                snippet = render_template("figure.html.j2", caption=rep.title, png=png)
+            elif fig is not None:
+                name = self._write_figure(i, figure_dir)
+                if name:
+                    snippet = render_template(f"figure.{fmt}.j2", caption=rep.title,
+                                              path=f"{rel}{name}").strip()
+            if fmt == "tex":
+                out.append(rep.as_latex(floats=False, level="section", figure=snippet,
+                                        appendix=False))
+            else:
+                render = rep.as_html if fmt == "html" else rep.as_markdown
+                out.append(render(level=2, figure=snippet, appendix=False,
+                                  number=f"{i + 1}. "))
+        return out
 
-    # -- Markdown -------------------------------------------------------------------------
+    def _context(self, fmt: str, figure_dir: Path | None = None, rel: str = "") -> dict:
+        return dict(title=self.title, meta=self._meta(), reports=self.reports,
+                    sections=self._sections(fmt, figure_dir, rel),
+                    appendix=[t for _, t in self._appendix()])
+
+    def as_html(self) -> str:
+        """A standalone HTML page (figures embedded as PNG)."""
+        return render_template("document.html.j2", **self._context("html"))
+
     def as_markdown(self, figure_dir: Path | None = None, rel: str = "") -> str:
-        parts = [f"# {md_escape(self.title)}", ""]
-        meta = self._meta()
-        if meta:
-            parts += ["| | |", "|---|---|"] + [f"| {md_escape(k)} | {md_escape(v)} |"
-                                               for k, v in meta.items()] + [""]
-        apx = self._appendix()
-        parts += ["**Contents**", ""] + [f"{i}. [{md_escape(r.title)}](#{r.anchor})"
-                                         for i, r in enumerate(self.reports, 1)]
-        if apx:
-            parts.append(f"{len(self.reports) + 1}. [Appendix](#appendix)")
-        parts.append("")
-        for i, rep in enumerate(self.reports):
-            name = self._write_figure(i, figure_dir)
-            fig_md = f"![{md_escape(rep.title)}]({rel}{name})" if name else ""
-            parts.append(rep.as_markdown(level=2, figure=fig_md, appendix=False,
-                                         number=f"{i + 1}. "))
-        if apx:
-            parts += ['<a id="appendix"></a>', "", "## Appendix", ""]
-            for _, t in apx:
-                parts += [f'<a id="{t.label}"></a>', "", t.as_markdown(), ""]
-        return "\n".join(parts)
+        """GitHub-flavoured Markdown (figures written to ``figure_dir`` when given)."""
+        return render_template("document.md.j2", **self._context("md", figure_dir, rel))
 
-    # -- LaTeX ----------------------------------------------------------------------------
     def as_latex(self, figure_dir: Path | None = None, rel: str = "") -> str:
         """A complete LaTeX document (pdflatex; run twice for the contents list)."""
-        out = [LATEX_PREAMBLE, "\\begin{document}",
-               f"\\section*{{{latex_escape(self.title)}}}"]
-        meta = self._meta()
-        if meta:
-            out.append("\\begin{tabular}{@{}ll@{}}\n" + "\n".join(
-                f"{latex_escape(k)} & {latex_escape(v)} \\\\" for k, v in meta.items())
-                + "\n\\end{tabular}")
-        out.append("\\tableofcontents")
-        for i, rep in enumerate(self.reports):
-            name = self._write_figure(i, figure_dir)
-            fig_tex = ""
-            if name:
-                fig_tex = ("\\begin{center}\n\\includegraphics[width=0.72\\linewidth]"
-                           f"{{{rel}{name}}}\n\\captionof{{figure}}"
-                           f"{{{latex_escape(rep.title)}}}\n\\end{{center}}")
-            out.append(rep.as_latex(floats=False, level="section", figure=fig_tex,
-                                    appendix=False))
-        apx = self._appendix()
-        if apx:
-            out.append("\\appendix\n\\section{Appendix}")
-            out += [_latex_table(t, False) for _, t in apx]
-        out.append("\\end{document}\n")
-        return "\n\n".join(out)
+        return render_template("document.tex.j2", preamble=LATEX_PREAMBLE,
+                               **self._context("tex", figure_dir, rel))
 
     # -- text -----------------------------------------------------------------------------
     def as_text(self) -> str:
@@ -199,7 +132,7 @@ class Document:
     def render(self, fmt: str = "text") -> str:
         """The document as ``'text'``, ``'html'``, ``'latex'`` or ``'markdown'`` (no figures
         for LaTeX/Markdown; use :meth:`save` to write them)."""
-        from ._validation import check_option
+        from .._validation import check_option
 
         fmt = check_option(fmt, "fmt", ("text", "html", "latex", "markdown"))
         return {"text": self.as_text, "html": self.as_html, "latex": self.as_latex,
@@ -239,7 +172,7 @@ def _meta_block(results: Sequence[Any], meta: Mapping[str, Any] | None) -> dict[
     import datetime
     import platform
 
-    from . import __version__
+    from .. import __version__
 
     out: dict[str, Any] = {"Package": f"evalstats {__version__}",
                            "Date": datetime.datetime.now(datetime.UTC).strftime(
@@ -260,16 +193,13 @@ def _meta_block(results: Sequence[Any], meta: Mapping[str, Any] | None) -> dict[
 
 
 def _plain(v: Any) -> str:
-    from ._result import _short
-
-    return v if isinstance(v, str) else _short(v)
+    return v if isinstance(v, str) else short_value(v)
 
 
 def _distinguish(reports: list[Report], objs: list[Any] | None) -> list[Report]:
     """Results sharing a title get the call arguments that tell them apart appended."""
     if objs is None:
         return reports
-    from ._result import _short
 
     out = list(reports)
     by_title: dict[str, list[int]] = {}
@@ -280,9 +210,9 @@ def _distinguish(reports: list[Report], objs: list[Any] | None) -> list[Report]:
             continue
         calls = [dict(getattr(objs[i], "call", {}) or {}) for i in idx]
         keys = [k for k in calls[0] if k != "function"
-                and len({_short(c.get(k)) for c in calls}) == len(idx)]
+                and len({short_value(c.get(k)) for c in calls}) == len(idx)]
         keys = keys or [k for k in calls[0] if k != "function"
-                        and len({_short(c.get(k)) for c in calls}) > 1]
+                        and len({short_value(c.get(k)) for c in calls}) > 1]
         if not keys:
             continue
         for i, c in zip(idx, calls, strict=True):
