@@ -150,7 +150,11 @@ def check_columns(df: pd.DataFrame, required: Sequence[str], fname: str,
 def bad_cell(fname: str, df: pd.DataFrame, mask: np.ndarray, column: str,
              expected: str) -> TableError:
     """A :class:`TableError` naming the first row where ``mask`` is true."""
-    i = int(np.flatnonzero(np.asarray(mask))[0])
+    hits = np.flatnonzero(np.asarray(mask, dtype=bool))
+    if len(hits) == 0:
+        raise fail("mask", "true on at least one row (the bad cell to report)",
+                   got="no true value")
+    i = int(hits[0])
     n_bad = int(np.count_nonzero(mask))
     more = f" ({n_bad - 1} more row(s) like it)" if n_bad > 1 else ""
     return TableError(f"{fname}, row {i + 2}, column {column!r}: expected {expected}; got "
@@ -161,6 +165,9 @@ def require_extra(module: str, extra: str, purpose: str):
     """Import an optional dependency, or raise ImportError naming the extra to install."""
     import importlib
 
+    for name, value in (("module", module), ("extra", extra), ("purpose", purpose)):
+        if not isinstance(value, str) or not value:
+            raise fail(name, "a non-empty str", value=value, exc=TypeError)
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as err:

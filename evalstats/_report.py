@@ -359,8 +359,9 @@ class Report:
         report alone, for ``\\input``; use :func:`report` for a complete LaTeX document)."""
         path = Path(path)
         if path.suffix in (".tex", ".txt"):
-            text = self.as_latex() if path.suffix == ".tex" else self.as_text()
-            path.write_text(text, encoding="utf-8")
+            from ._io import write_text
+
+            write_text(path, self.as_latex() if path.suffix == ".tex" else self.as_text())
             return path
         from ._document import Document
 
