@@ -251,7 +251,12 @@ _WRITE_REASONS = {errno.ENOSPC: "disk full (no space left on the device)",
 
 
 class WriteError(OSError):
-    """A file that could not be written; the previous file, if any, is unchanged."""
+    """A file that could not be written; the previous file, if any, is unchanged.
+
+    ``errno`` and ``filename`` are those of the failure; ``str()`` is the message."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else super().__str__()
 
 
 class OverwriteError(FileExistsError):

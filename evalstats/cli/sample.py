@@ -99,6 +99,9 @@ def _check_sample_args(args: argparse.Namespace) -> None:
         raise ValueError("`--n-labels` must be an integer >= 1 (the number of distinct labels "
                          f"to buy); got {args.n_labels}.")
     model = [args.score_col, *_columns(args.pred_col)]
+    if args.score_col in _columns(args.pred_col):
+        raise fail("--pred-col", "columns of predicted labels other than --score-col",
+                   value=args.pred_col)
     if args.id_col is not None and args.id_col in model:
         raise fail("--id-col", "a column other than --score-col and --pred-col",
                    value=args.id_col)
