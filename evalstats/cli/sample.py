@@ -164,6 +164,11 @@ def run_sample(args: argparse.Namespace) -> int:
                            ids=None if args.id_col is None else
                            pool[args.id_col].to_numpy(dtype=object),
                            proposal=args.proposal, epsilon=args.epsilon, design=args.design)
+    if args.label_col in design.columns:
+        from .._validation import fail
+
+        raise fail("--label-col", "a column the design does not have already",
+                   got=f"{args.label_col!r}, {_column_role(args.label_col, set(design.columns))}")
     write_csv(design, args.out)
     facts = {"items to label": len(design), "draws": int(design["n_draws"].sum()),
              "pool size": len(pool), "measure": args.measure, "proposal": args.proposal,
