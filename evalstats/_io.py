@@ -28,6 +28,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
+from ._ids import first_repeat, id_key
 from ._validation import fail, plain_value
 
 __all__ = ["TableError", "WriteError", "OverwriteError", "read_table", "check_columns",
@@ -178,62 +179,31 @@ def require_extra(module: str, extra: str, purpose: str):
 
 # -- identifiers -------------------------------------------------------------------------------
 
-_INT_TEXT = r"[+-]?\d+"
-_FLOAT_TEXT = r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"
-
-
-def id_key(value: Any) -> str:
-    """The identity of an identifier up to type and surrounding spaces.
-
-    ``9``, ``9.0``, ``"9"``, ``" 9 "``, ``"9.0"`` and ``"00009"`` are one key (``"9"``):
-    the same id to a reader that parses numbers (pandas, a spreadsheet). Other text is
-    compared as written, without surrounding spaces; case matters.
-    """
-    return str(_id_keys(pd.Series([value], dtype=object)).iloc[0])
-
-
-def _id_keys(values: pd.Series) -> pd.Series:
-    """:func:`id_key` of every value, vectorised (a 10-million-item pool takes seconds)."""
-    text = values.astype(object).where(~values.isna(), "").astype(str).str.strip()
-    keys = text.copy()
-    is_int = text.str.fullmatch(_INT_TEXT)
-    if is_int.any():
-        t = text[is_int]
-        digits = t.str.lstrip("+-").str.lstrip("0").replace("", "0")
-        neg = t.str.startswith("-") & (digits != "0")
-        keys[is_int] = digits.where(~neg, "-" + digits)
-    is_float = ~is_int & text.str.fullmatch(_FLOAT_TEXT)
-    for i in np.flatnonzero(is_float.to_numpy()):
-        f = float(text.iloc[i])
-        keys.iloc[i] = str(int(f)) if f.is_integer() and abs(f) < 2.0 ** 53 else repr(f)
-    return keys
-
-
 def check_ids(df: pd.DataFrame, column: str, fname: str, what: str = "identifier") -> None:
     """Refuse empty identifiers and identifiers that repeat, exactly or up to type and
-    spaces (``9`` and ``00009``, ``"1"`` and ``" 1"``), naming both rows.
+    spaces (``9`` and ``00009``, ``"1"`` and ``" 1"``; see :func:`evalstats._ids.id_key`),
+    naming both rows.
 
     Raises
     ------
     TableError
         ``pool.csv, rows 3 and 11, column 'id': expected a unique identifier; ...``
     """
+    if not isinstance(df, pd.DataFrame) or column not in df.columns:
+        raise fail("column", "a column of `df`", value=column)
     raw = df[column].reset_index(drop=True)
-    keys = _id_keys(raw)
-    empty = (keys == "").to_numpy()
-    if empty.any():
-        raise bad_cell(fname, df, empty, column, f"a non-empty {what}")
-    dup = keys.duplicated(keep="first").to_numpy()
-    if not dup.any():
+    kind, j, i, n_bad = first_repeat(raw.to_numpy(dtype=object))
+    if kind == "empty":
+        more = f" ({n_bad - 1} more row(s) like it)" if n_bad > 1 else ""
+        raise TableError(f"{fname}, row {i + 2}, column {column!r}: expected a non-empty "
+                         f"{what}; got {plain_value(raw.iloc[i])!r}{more}.")
+    if kind != "repeat":
         return
-    i = int(np.flatnonzero(dup)[0])
-    j = int(np.flatnonzero((keys == keys.iloc[i]).to_numpy())[0])
     a, b = plain_value(raw.iloc[j]), plain_value(raw.iloc[i])
     how = (f"{b!r} twice" if str(a) == str(b) else
            f"{a!r} and {b!r}, the same {what} written differently (ids are compared without "
            f"surrounding spaces, and numbers by value)")
-    more = int(dup.sum()) - 1
-    extra = f" ({more} more repeated row(s))" if more else ""
+    extra = f" ({n_bad - 1} more repeated row(s))" if n_bad > 1 else ""
     raise TableError(f"{fname}, rows {j + 2} and {i + 2}, column {column!r}: expected a "
                      f"unique {what}; got {how}{extra}. Remove or rename the repeated rows.")
 

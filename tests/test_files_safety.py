@@ -131,6 +131,44 @@ def test_check_ids_names_both_rows(ids, rows, shown):
         check_ids(df, "id", "f.csv")
 
 
+def _reference_first_repeat(values) -> tuple[str, int, int]:
+    """The first empty or repeated id by a dictionary over :func:`id_key` (one at a time)."""
+    keys = [id_key(v) for v in values]
+    if "" in keys:
+        i = keys.index("")
+        return "empty", i, i
+    seen: dict[str, int] = {}
+    for i, k in enumerate(keys):
+        if k in seen:
+            return "repeat", seen[k], i
+        seen[k] = i
+    return "", -1, -1
+
+
+def test_vectorised_id_keys_match_one_at_a_time():
+    # every form the fast path handles or hands on: padded digits, 18/19/25 digits, spaces,
+    # signs, decimals, exponents, text, unicode digits, missing values, numbers, long ids
+    from evalstats._ids import first_repeat
+
+    rng = np.random.default_rng(3)
+    forms = [lambda k: f"{k:05d}", lambda k: str(k), lambda k: f" {k}", lambda k: f"+{k}",
+             lambda k: f"{k}.0", lambda k: f"{k}e0", lambda k: f"id{k}", lambda k: f"{k}a",
+             lambda k: str(10 ** 17 + k), lambda k: str(10 ** 18 + k), lambda k: "0" * 8 +
+             str(10 ** 17 + k), lambda k: str(10 ** 24 + k), lambda k: f"-{k}",
+             lambda k: "\u0663" * (k % 3 + 1), lambda k: k, lambda k: float(k),
+             lambda k: "x" * 70 + str(k), lambda k: f"{k} ", lambda k: f"\u00a0{k}",
+             lambda k: f".{k}"]
+    for trial in range(300):
+        n = int(rng.integers(1, 40))
+        ks = rng.integers(0, 3 * n, n)
+        values = [forms[int(f)](int(k)) for f, k in zip(rng.integers(0, len(forms), n), ks,
+                                                          strict=True)]
+        if trial % 7 == 0:
+            values[int(rng.integers(n))] = [None, np.nan, "", "  "][trial % 4]
+        kind, j, i, _ = first_repeat(np.array(values, dtype=object))
+        assert (kind, j, i) == _reference_first_repeat(values), values
+
+
 def test_check_ids_refuses_empty_and_counts_repeats():
     with pytest.raises(TableError, match=r"f.csv, row 3, column 'id': expected a non-empty"):
         check_ids(pd.DataFrame({"id": ["a", "  ", "b"]}), "id", "f.csv")
