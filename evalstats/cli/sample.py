@@ -208,16 +208,17 @@ IDENTICAL_LABELS_LEVEL = 1e-3
 
 
 def _column_role(column: str, own: set[str] | None) -> str | None:
-    """What a design column holds, when it is one evalstats wrote (``None``: added)."""
+    """What a design column holds, when it is one evalstats wrote (``None``: added; with
+    ``own=None``, a design without a seal, the column's name decides)."""
+    if own is not None and column not in own:
+        return None
     if column == "id":
         return "the design's id column"
     if column == "pred" or column.startswith("pred_"):
         return "a prediction column of the model: it would be scored against itself"
     if column in ("score", "model_prob") or column.startswith("score_"):
         return "the model's score column"
-    if own is not None and column in own:
-        return "a column `evalstats sample` wrote"
-    return None
+    return "a column `evalstats sample` wrote" if own is not None else None
 
 
 def _check_label_col(args: argparse.Namespace, design: pd.DataFrame) -> None:
