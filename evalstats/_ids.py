@@ -7,7 +7,7 @@ two such ids in one file are ambiguous. Whole numbers are compared exactly, neve
 a float, so distinct 19-digit ids stay distinct; only ASCII digits make a number. Missing
 values (``None``, NaN) and blank text are the empty id ``""``.
 
-Plain digit strings of up to 18 digits and text that cannot be a number are keyed in
+Plain digit strings of up to 19 digits and text that cannot be a number are keyed in
 vectorised numpy code; everything else (spaces, signs, decimals, exponents, long numbers,
 non-text objects) by :func:`id_key` one at a time.
 """
@@ -27,15 +27,15 @@ __all__ = ["id_key", "first_repeat"]
 
 _INT_RE = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _FLOAT_RE = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", re.ASCII)
-#: every whole number of up to 18 digits fits in int64
-_MAX_DIGITS = 18
+#: every whole number of up to 19 digits fits in uint64 (10**19 < 2**64)
+_MAX_DIGITS = 19
 #: ids longer than this take the one-at-a-time path (bounds the memory of a chunk)
 _MAX_FAST_LEN = 64
 #: Python refuses to parse longer digit strings as int (``sys.set_int_max_str_digits``)
 _MAX_INT_TEXT = 4000
 _CHUNK = 1 << 18
-_INT64 = (-(2 ** 63), 2 ** 63)
-_POW10 = 10 ** np.arange(_MAX_DIGITS, dtype=np.int64)
+_UINT64_END = 2 ** 64
+_POW10 = 10 ** np.arange(_MAX_DIGITS, dtype=np.uint64)
 
 
 def _number_key(f: float) -> int | str:
@@ -78,10 +78,10 @@ def _flat_codes(strs: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def _fast_chunk(part: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Masks of the digit-only ids of at most 18 digits and of the ids that cannot be
-    numbers, and the int64 value of every row (meaningful on the first mask)."""
+    """Masks of the digit-only ids of at most 19 digits and of the ids that cannot be
+    numbers, and the uint64 value of every row (meaningful on the first mask)."""
     n = len(part)
-    digits, plain, values = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, np.int64)
+    digits, plain, values = np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, np.uint64)
     is_str = (np.ones(n, bool) if pd.api.types.infer_dtype(part, skipna=False) == "string"
               else np.fromiter((type(v) is str for v in part), bool, n))
     strs = part[is_str]
@@ -99,8 +99,8 @@ def _fast_chunk(part: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     row = np.repeat(np.arange(len(strs)), lens)
     power = np.repeat(starts + lens - 1, lens) - np.arange(len(row))   # place of each digit
     use = dig[row]
-    terms = np.zeros(len(flat), np.int64)        # the sentinel's term stays 0
-    terms[:-1][use] = (flat[:-1][use].astype(np.int64) - 48) * _POW10[power[use]]
+    terms = np.zeros(len(flat), np.uint64)       # the sentinel's term stays 0
+    terms[:-1][use] = (flat[:-1][use] - 48).astype(np.uint64) * _POW10[power[use]]
     vals = np.add.reduceat(terms, starts)
     digits[is_str], plain[is_str], values[is_str] = dig, ok & ~spacey & ~numeric, vals
     return digits, plain, values
@@ -112,11 +112,11 @@ def _long_digits_key(text: str) -> int | str:
 
 
 def _keys(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every row: whether its key is a whole number in int64, that number, and the
-    text key of the other rows (``""``: empty)."""
+    """For every row: whether its key is a whole number in [0, 2**64), that number, and
+    the text key of the other rows (``""``: empty; negative and larger numbers as text)."""
     obj = np.asarray(values, dtype=object).ravel()
     n = len(obj)
-    is_int, ints, texts = np.zeros(n, bool), np.zeros(n, np.int64), np.empty(n, object)
+    is_int, ints, texts = np.zeros(n, bool), np.zeros(n, np.uint64), np.empty(n, object)
     for start in range(0, n, _CHUNK):
         part = obj[start:start + _CHUNK]
         digits, plain, vals = _fast_chunk(part)
@@ -127,7 +127,7 @@ def _keys(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             v = part[i]
             k = (_long_digits_key(v) if type(v) is str and v.isascii() and v.isdigit()
                  else _key(v))
-            if isinstance(k, int) and _INT64[0] <= k < _INT64[1]:
+            if isinstance(k, int) and 0 <= k < _UINT64_END:
                 is_int[start + i], ints[start + i] = True, k
             else:
                 texts[start + i] = str(k)

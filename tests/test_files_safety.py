@@ -146,7 +146,7 @@ def _reference_first_repeat(values) -> tuple[str, int, int]:
 
 
 def test_vectorised_id_keys_match_one_at_a_time():
-    # every form the fast path handles or hands on: padded digits, 18/19/25 digits, spaces,
+    # every form the fast path handles or hands on: padded digits, 18-20/25 digits, spaces,
     # signs, decimals, exponents, text, unicode digits, missing values, numbers, long ids
     from evalstats._ids import first_repeat
 
@@ -157,7 +157,8 @@ def test_vectorised_id_keys_match_one_at_a_time():
              str(10 ** 17 + k), lambda k: str(10 ** 24 + k), lambda k: f"-{k}",
              lambda k: "\u0663" * (k % 3 + 1), lambda k: k, lambda k: float(k),
              lambda k: "x" * 70 + str(k), lambda k: f"{k} ", lambda k: f"\u00a0{k}",
-             lambda k: f".{k}"]
+             lambda k: f".{k}", lambda k: str(10 ** 19 - 1 - k), lambda k: str(2 ** 64 + k),
+             lambda k: f"-{10 ** 19 - 1 - k}"]
     for trial in range(300):
         n = int(rng.integers(1, 40))
         ks = rng.integers(0, 3 * n, n)
