@@ -14,13 +14,14 @@ When joblib is not installed the map runs serially.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
 from ._progress import progress_bar
-from ._validation import check_rng, fail, rng_alias
+from ._validation import check_int, check_rng, fail, rng_alias
 
 T = TypeVar("T")
 
@@ -40,8 +41,32 @@ def _check_n_jobs(n_jobs: Any) -> int | None:
     return int(n_jobs)
 
 
+def _check_task_count(n: Any) -> int:
+    """A number of tasks: an integer >= 0 that a list can hold."""
+    n = check_int(n, "n", 0)
+    if n > sys.maxsize:
+        raise fail("n", "a number of tasks a list can hold (at most sys.maxsize)", value=n)
+    return n
+
+
+def _check_callable(fn: Any) -> Callable[..., Any]:
+    if not callable(fn):
+        raise fail("fn", "a callable", got=f"an object of type {type(fn).__name__}",
+                   exc=TypeError)
+    return fn
+
+
+def _check_progress(progress: Any, desc: Any) -> None:
+    if progress is not None and not isinstance(progress, bool | np.bool_):
+        raise fail("progress", "None, True or False", value=progress, exc=TypeError)
+    if desc is not None and not isinstance(desc, str):
+        raise fail("desc", "None or a str", got=f"an object of type {type(desc).__name__}",
+                   exc=TypeError)
+
+
 def spawn_generators(rng: None | int | np.random.Generator, n: int) -> list[np.random.Generator]:
     """``n`` independent generators spawned from ``rng`` (reproducible for a seeded ``rng``)."""
+    n = _check_task_count(n)
     return check_rng(rng).spawn(n)
 
 
@@ -54,6 +79,11 @@ def parallel_map(fn: Callable[..., T], items: Sequence[Any] | Iterable[Any], *,
     :func:`~evalstats._progress.progress_bar` the tasks count on that bar (one bar over
     all batches) instead of a new one.
     """
+    _check_callable(fn)
+    _check_progress(progress, desc)
+    if isinstance(items, str | bytes) or not isinstance(items, Iterable):
+        raise fail("items", "an iterable of tasks (a list, a range, ...)",
+                   got=f"an object of type {type(items).__name__}", exc=TypeError)
     items = list(items)
     n_jobs = _check_n_jobs(n_jobs)
     out: list[T] = []
@@ -96,7 +126,17 @@ def map_replicates(fn: Callable[[int, np.random.Generator], T], n: int, *,
     -------
     list
         Results in task order; identical for every ``n_jobs`` and backend.
+
+    Raises
+    ------
+    TypeError, ValueError
+        A ``fn`` that is not callable, ``n`` that is not an integer >= 0, a bad ``n_jobs``,
+        ``progress`` or ``desc``; each message names the argument.
     """
+    _check_callable(fn)
+    _check_progress(progress, desc)
+    n = _check_task_count(n)
+    _check_n_jobs(n_jobs)
     gens = spawn_generators(rng, n)
     return parallel_map(_Call(fn), list(enumerate(gens)), n_jobs=n_jobs, progress=progress,
                         desc=desc)

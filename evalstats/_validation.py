@@ -181,9 +181,15 @@ def check_array(x: Any, name: str, *, ndim: int | Sequence[int] = 1, finite: boo
         if raw is not None and is_text(raw):
             raise fail(name, "array-like of numbers", got="text (strings)", exc=TypeError,
                        remedy=TEXT_REMEDY)
+        if raw is not None and raw.dtype.kind == "c":    # numpy would drop the imaginary part
+            raise fail(name, "array-like of real numbers", got="complex numbers",
+                       exc=TypeError)
     try:                                # numbers converted once (objects as numpy would)
         arr = (raw.astype(dtype, copy=False) if raw is not None and raw.dtype.kind in "biuf"
                else np.asarray(x, dtype=dtype))
+    except OverflowError:               # a Python int beyond the float range
+        raise fail(name, "finite numbers", got="an integer too large for a float",
+                   remedy="Rescale the values first.") from None
     except (TypeError, ValueError) as err:
         raise fail(name, "array-like of numbers",
                    got=f"an object of type {type(x).__name__} ({err})", exc=TypeError) from None
@@ -235,6 +241,9 @@ def check_binary_labels(y: Any, name: str) -> np.ndarray:
                    remedy=TEXT_REMEDY)
     try:
         num = arr.astype(float)
+    except OverflowError:               # a Python int beyond the float range: not 0 or 1
+        raise fail(name, "binary labels coded 0/1", got="an integer too large for a float",
+                   ) from None
     except (TypeError, ValueError):
         raise fail(name, "binary labels coded 0/1",
                    got=f"values of dtype {arr.dtype}", exc=TypeError) from None
@@ -247,8 +256,18 @@ def check_binary_labels(y: Any, name: str) -> np.ndarray:
 
 def check_consistent_length(**arrays: Any) -> int:
     """All arrays share their first dimension; returns it."""
-    lengths = {k: (v.shape[0] if hasattr(v, "shape") and len(v.shape) else len(v))
-               for k, v in arrays.items() if v is not None}
+    lengths = {}
+    for k, v in arrays.items():
+        if v is None:
+            continue
+        shape = getattr(v, "shape", None)
+        if shape is not None and len(shape):
+            lengths[k] = int(shape[0])
+        elif shape is None and hasattr(v, "__len__") and not isinstance(v, str | bytes):
+            lengths[k] = len(v)
+        else:
+            raise fail(k, "array-like (with a length)",
+                       got=f"an object of type {type(v).__name__}", exc=TypeError)
     if len(set(lengths.values())) > 1:
         names = " and ".join(f"`{k}`" for k in lengths)
         got = " and ".join(str(v) for v in lengths.values())

@@ -369,8 +369,8 @@ def test_non_numeric_and_conflicting_labels(files, capsys):
     path = files["tmp"] / "twice.csv"
     twice.to_csv(path, index=False)
     rc, _, err = _estimate(files, capsys, None, path)
-    assert rc == 2 and f"twice.csv, row {len(lab) + 2}, column 'label': expected one label " \
-        "per id" in err
+    assert rc == 2 and f"twice.csv, rows 2 and {len(lab) + 2}, column 'id': expected a " \
+        "unique identifier" in err
 
 
 def test_no_matching_id_is_an_error_not_nan(files, capsys):
@@ -422,7 +422,7 @@ def test_sample_errors_name_file_row_and_column(tmp_path, capsys):
     assert rc == 2 and "pool.csv, row 3, column 'p': expected a probability in [0, 1]" in err
     pd.DataFrame({"p": [0.1, 0.2, 0.3], "id": [1, 2, 2]}).to_csv(pool_path, index=False)
     rc, err = run("--score-col", "p", "--id-col", "id", "--n-labels", "1")
-    assert rc == 2 and "pool.csv, row 4, column 'id': expected a unique" in err
+    assert rc == 2 and "pool.csv, rows 3 and 4, column 'id': expected a unique" in err
     pool_path.write_text("")
     rc, err = run("--score-col", "p", "--n-labels", "1")
     assert rc == 2 and "pool.csv: the pool is empty" in err and "Traceback" not in err

@@ -99,11 +99,16 @@ def test_cli_validation_error_is_one_line(monkeypatch, capsys):
     assert err == "evalstats boom: error: `losses` must be of length >= 2; got length 1.\n"
 
 
-def test_cli_internal_bug_keeps_its_traceback(monkeypatch):
+def test_cli_internal_bug_is_one_line_and_keeps_its_traceback_for_debug(monkeypatch, capsys):
     def func(args):
         return np.zeros(2)[5]  # an IndexError is a bug in evalstats, not bad input
 
     monkeypatch.setattr(cli, "build_parser", lambda: _fake_parser(func))
+    assert cli.main(["boom"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("evalstats boom: internal error (IndexError): index 5 is out of "
+                          "bounds") and "--debug" in err and err.count("\n") == 1
+    monkeypatch.setenv("EVALSTATS_TRACEBACK", "1")       # the spelling of --debug in the env
     with pytest.raises(IndexError):
         cli.main(["boom"])
 
@@ -113,6 +118,9 @@ def test_cli_internal_bug_keeps_its_traceback(monkeypatch):
     monkeypatch.setattr(cli, "build_parser", lambda: _fake_parser(func2))
     with pytest.raises(ValueError, match="cannot convert float NaN"):
         cli.main(["boom"])
+    monkeypatch.delenv("EVALSTATS_TRACEBACK")
+    assert cli.main(["boom"]) == 1
+    assert "internal error (ValueError): cannot convert float NaN" in capsys.readouterr().err
 
 
 def test_cli_keyboard_interrupt_in_process(monkeypatch, capsys):

@@ -141,17 +141,19 @@ class Document:
     def save(self, path: str | Path) -> Path:
         """Write ``.html`` (figures embedded), ``.md`` or ``.tex`` (figures in
         ``<stem>_files/``) or ``.txt``."""
+        from .._io import write_text
+
         path = Path(path)
         fdir = path.parent / f"{path.stem}_files"
         suffix = path.suffix.lower()
         if suffix in (".html", ".htm"):
-            path.write_text(self.as_html(), encoding="utf-8")
+            write_text(path, self.as_html())
         elif suffix == ".md":
-            path.write_text(self.as_markdown(fdir, f"{fdir.name}/"), encoding="utf-8")
+            write_text(path, self.as_markdown(fdir, f"{fdir.name}/"))
         elif suffix == ".tex":
-            path.write_text(self.as_latex(fdir, f"{fdir.name}/"), encoding="utf-8")
+            write_text(path, self.as_latex(fdir, f"{fdir.name}/"))
         elif suffix == ".txt":
-            path.write_text(self.as_text(), encoding="utf-8")
+            write_text(path, self.as_text())
         else:
             raise ValueError(f"`path` must end in .html, .md, .tex or .txt; got {str(path)!r}.")
         return path

@@ -286,8 +286,9 @@ class Report:
         document)."""
         path = Path(path)
         if path.suffix in (".tex", ".txt"):
-            text = self.as_latex() if path.suffix == ".tex" else self.as_text()
-            path.write_text(text, encoding="utf-8")
+            from .._io import write_text
+
+            write_text(path, self.as_latex() if path.suffix == ".tex" else self.as_text())
             return path
         from .document import Document
 

@@ -22,10 +22,11 @@ Exit codes and what reaches stderr (policy for every subcommand):
 * ``130`` Ctrl-C (SIGINT): one line ``evalstats <command>: interrupted``; nothing
   already written is removed (labeling sessions commit each label as it is recorded).
 * ``141`` the reader of stdout went away (``evalstats ... | head``): no traceback.
-* Anything else (e.g. a ``ValueError`` raised inside numpy or scikit-learn, an
-  ``IndexError``) is a bug in evalstats: the full traceback is shown, so that it can be
-  reported, and Python exits 1. Set ``EVALSTATS_TRACEBACK=1`` to get the traceback of an
-  input error too.
+* ``1`` anything else (e.g. a ``ValueError`` raised inside numpy or scikit-learn, an
+  ``IndexError``): a bug in evalstats, reported as one line
+  ``evalstats <command>: internal error (<type>): <message>`` that asks for ``--debug``.
+* ``--debug`` (before or after the subcommand) or ``EVALSTATS_TRACEBACK=1``: every error,
+  input errors included, is raised with its full traceback (Python exits 1).
 
 Warnings (degenerate statistics, deprecated flags) are printed as one line each,
 ``evalstats <command>: warning (<Category>): <message>``.
@@ -43,6 +44,7 @@ from collections.abc import Sequence
 
 EXIT_INPUT = 2
 EXIT_SOLVER = 1
+EXIT_BUG = 1
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
@@ -67,10 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
         description="Statistical evaluation of classifiers: labeling budgets, active "
                     "estimation, CV confidence intervals, accuracy extrapolation.")
     parser.add_argument("--version", action="version", version=f"evalstats {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of any error (for bug reports)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for mod in command_modules():
         if hasattr(mod, "register"):
             mod.register(sub)
+    for p in sub.choices.values():   # also after the subcommand; SUPPRESS keeps a prior value
+        if "--debug" not in p._option_string_actions:
+            p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                           help="show the full traceback of any error (for bug reports)")
     return parser
 
 
@@ -142,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import warnings
 
     command = "evalstats"
+    debug = bool(os.environ.get("EVALSTATS_TRACEBACK"))
     saved_format = warnings.formatwarning
 
     def one_line_warning(message, category, filename, lineno, line=None):
@@ -155,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 0
         command = f"evalstats {args.command}"
+        debug = debug or bool(getattr(args, "debug", False))
         from ._common import check_outputs
 
         check_outputs(args)                 # before any work: a bad --out loses nothing
@@ -172,13 +182,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         from .._warnings import ConvergenceError
 
-        if os.environ.get("EVALSTATS_TRACEBACK"):
+        if debug:
             raise
         if isinstance(err, ConvergenceError):
             print(f"{command}: solver failed: {_one_line(err)}", file=sys.stderr)
             return EXIT_SOLVER
         if not _input_error(err):
-            raise
+            _flush_quietly()
+            print(f"{command}: internal error ({type(err).__name__}): {_one_line(err)}. This "
+                  f"is a bug in evalstats: run the command again with --debug for the "
+                  f"traceback, and report it.", file=sys.stderr)
+            return EXIT_BUG
         message = _cli_terms(_one_line(err), locals().get("args"))
         print(f"{command}: error: {message}", file=sys.stderr)
         return EXIT_INPUT

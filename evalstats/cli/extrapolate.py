@@ -147,7 +147,13 @@ def run(args) -> int:
 
         matplotlib.use("Agg")
         ax = fit.plot()
-        ax.figure.savefig(args.plot, dpi=120, bbox_inches="tight")
+        from pathlib import Path
+
+        from .._io import atomic_write
+
+        with atomic_write(args.plot, "wb") as fh:
+            ax.figure.savefig(fh, format=Path(args.plot).suffix.lstrip(".").lower(), dpi=120,
+                              bbox_inches="tight")
         print(f"\nPlot written to {args.plot}")
     return 0
 

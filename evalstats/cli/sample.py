@@ -35,7 +35,9 @@ def register(sub) -> None:
     p.add_argument("--pred-col", default=None,
                    help="column(s) with predicted labels, comma-separated (default: "
                         "score > 0.5)")
-    p.add_argument("--id-col", default=None, help="identifier column (default: row number)")
+    p.add_argument("--id-col", default=None,
+                   help="identifier column, read as text and written back exactly as given "
+                        "(default: row number)")
     p.add_argument("--measure", default="f1", choices=MEASURE_CHOICES)
     p.add_argument("--beta", type=float, default=1.0, help="beta of --measure fbeta")
     p.add_argument("--alpha", type=float, default=None,
@@ -50,7 +52,14 @@ def register(sub) -> None:
     p.add_argument("--design", default=None, choices=["pps", "with_replacement"],
                    help="sampling design (default: the package default for the measure — "
                         "'pps', without replacement, for binary measures)")
-    add_output_args(p, out_help="CSV file to write the design to (required)")
+    p.add_argument("--label-col", default="label",
+                   help="column that will hold the labels (default 'label'): an existing "
+                        "--out file with labels in it is never overwritten without --force")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --out file even if it holds labels, added "
+                        "columns or a labeling session (never the pool itself)")
+    add_output_args(p, out_help="CSV file to write the design to (required; an existing "
+                                "design is replaced only if nothing was added to it)")
     p.set_defaults(func=run_sample)
 
     e = sub.add_parser(
@@ -67,21 +76,61 @@ def register(sub) -> None:
     e.add_argument("--no-header", action="store_true",
                    help="--labels has no header row: its columns are id, label in that order")
     e.add_argument("--confidence-level", type=float, default=0.95)
+    e.add_argument("--allow-identical-labels", action="store_true",
+                   help="accept labels equal to a prediction column on every row although "
+                        "the model's own scores make that implausible (p < 0.001)")
     add_output_args(e, seed=False)
     e.set_defaults(func=run_estimate)
 
 
 # -- sample ----------------------------------------------------------------------------------
 
+def _columns(spec: str | None) -> list[str]:
+    return [] if spec is None else [c.strip() for c in spec.split(",")]
+
+
+def _check_sample_args(args: argparse.Namespace) -> None:
+    """Flags that name one column in two roles, and a missing ``--out``/``--n-labels``."""
+    from .._validation import fail
+
+    if args.out is None:
+        raise ValueError("`--out` must be given: the CSV file to write the design to.")
+    if args.n_labels is None or args.n_labels < 1:
+        raise ValueError("`--n-labels` must be an integer >= 1 (the number of distinct labels "
+                         f"to buy); got {args.n_labels}.")
+    model = [args.score_col, *_columns(args.pred_col)]
+    if args.score_col in _columns(args.pred_col):
+        raise fail("--pred-col", "columns of predicted labels other than --score-col",
+                   value=args.pred_col)
+    if args.id_col is not None and args.id_col in model:
+        raise fail("--id-col", "a column other than --score-col and --pred-col",
+                   value=args.id_col)
+    if args.label_col in [*model, args.id_col]:
+        raise fail("--label-col", "a column other than --score-col, --pred-col and --id-col",
+                   value=args.label_col)
+
+
+def _design_columns(first: pd.DataFrame) -> set[str] | None:
+    """The columns `evalstats sample` writes, read from a design's first row (``None``: the
+    table is not a sealed design)."""
+    from ..active._design_io import CHECK_COLUMNS, sealed_names
+
+    if len(first) == 0 or not {"design_check", "sealed_columns"} <= set(first.columns):
+        return None
+    rows, keys = sealed_names(first)
+    return {*rows, *keys, *CHECK_COLUMNS}
+
+
 def _read_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str], str]:
     from pathlib import Path
 
-    from .._io import read_table
+    from .._io import check_ids, read_table
     from ..active._design_io import cell_error
 
-    preds = [] if args.pred_col is None else [c.strip() for c in args.pred_col.split(",")]
-    cols = [args.score_col, *preds] + ([args.id_col] if args.id_col else [])
-    pool = read_table(args.pool, required=cols, what="pool")
+    preds = _columns(args.pred_col)
+    ids = [args.id_col] if args.id_col else []
+    pool = read_table(args.pool, required=[args.score_col, *preds, *ids], what="pool",
+                      text_columns=ids)
     fname = Path(args.pool).name
     for c in [args.score_col, *preds]:
         x = pd.to_numeric(pool[c], errors="coerce").to_numpy(float)
@@ -95,35 +144,39 @@ def _read_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str], str]:
             raise cell_error(fname, pool, bad, c, want)
         pool[c] = x
     if args.id_col:
-        dup = pool[args.id_col].duplicated(keep="first").to_numpy() | \
-            pool[args.id_col].isna().to_numpy()
-        if dup.any():
-            raise cell_error(fname, pool, dup, args.id_col, "a unique, non-empty identifier")
+        check_ids(pool, args.id_col, fname)
     return pool, preds, fname
 
 
 def run_sample(args: argparse.Namespace) -> int:
+    from .._io import check_overwrite, write_csv
     from ..active import active_design
 
-    if args.out is None:
-        raise ValueError("`--out` must be given: the CSV file to write the design to.")
-    if args.n_labels is None or args.n_labels < 1:
-        raise ValueError("`--n-labels` must be an integer >= 1 (the number of distinct labels "
-                         f"to buy); got {args.n_labels}.")
+    _check_sample_args(args)
+    check_overwrite(args.out, force=args.force, protect={"--pool": args.pool},
+                    label_columns=sorted({"label", args.label_col}),
+                    own_columns=_design_columns, writer="`evalstats sample`")
     pool, preds, _ = _read_pool(args)
     seed = resolve_seed(args)
     design = active_design(pool[args.score_col].to_numpy(), args.n_labels, args.measure,
                            rng=seed, predictions=pool[preds] if preds else None,
                            beta=args.beta, alpha=args.alpha,
-                           ids=None if args.id_col is None else pool[args.id_col].to_numpy(),
+                           ids=None if args.id_col is None else
+                           pool[args.id_col].to_numpy(dtype=object),
                            proposal=args.proposal, epsilon=args.epsilon, design=args.design)
-    design.to_csv(args.out, index=False)
+    if args.label_col in design.columns:
+        from .._validation import fail
+
+        raise fail("--label-col", "a column the design does not have already",
+                   got=f"{args.label_col!r}, {_column_role(args.label_col, set(design.columns))}")
+    write_csv(design, args.out)
     facts = {"items to label": len(design), "draws": int(design["n_draws"].sum()),
              "pool size": len(pool), "measure": args.measure, "proposal": args.proposal,
              "epsilon": args.epsilon, "seed": seed, "design file": str(args.out)}
     print(_render_facts(facts, args.format))
-    print(f"Add a 'label' column to {args.out} (change nothing else), then run `evalstats "
-          f"estimate --design {args.out}`.")
+    print(f"Add a {args.label_col!r} column to {args.out} (change nothing else), then run "
+          f"`evalstats estimate --design {args.out}"
+          + ("`." if args.label_col == "label" else f" --label-col {args.label_col}`."))
     return 0
 
 
@@ -149,36 +202,122 @@ def _render_facts(facts: dict, fmt: str) -> str:
 
 # -- estimate ------------------------------------------------------------------------------------
 
+#: the level of the test that refuses labels equal to a model's predictions on every row:
+#: honest labels drawn from calibrated scores are refused at most this often
+IDENTICAL_LABELS_LEVEL = 1e-3
+
+
+def _column_role(column: str, own: set[str] | None) -> str | None:
+    """What a design column holds, when it is one evalstats wrote (``None``: added; with
+    ``own=None``, a design without a seal, the column's name decides)."""
+    if own is not None and column not in own:
+        return None
+    if column == "id":
+        return "the design's id column"
+    if column == "pred" or column.startswith("pred_"):
+        return "a prediction column of the model: it would be scored against itself"
+    if column in ("score", "model_prob") or column.startswith("score_"):
+        return "the model's score column"
+    return "a column `evalstats sample` wrote" if own is not None else None
+
+
+def _check_label_col(args: argparse.Namespace, design: pd.DataFrame) -> None:
+    """The label column holds labels somebody gave: not the id, score or prediction column
+    of the design, nor the id column of ``--labels``."""
+    from .._io import same_file
+    from .._validation import fail
+
+    if args.labels is not None:
+        if args.label_col == args.id_col:
+            raise fail("--label-col", "a column other than --id-col", value=args.label_col)
+        if not same_file(args.labels, args.design):
+            return
+    role = _column_role(args.label_col, _design_columns(design.head(1)))
+    if role is not None:
+        raise fail("--label-col", "the column of true labels added to the design",
+                   got=f"{args.label_col!r}, {role}",
+                   remedy="Add a column with the labels (e.g. 'label') and name it.")
+
+
 def _read_labels(args: argparse.Namespace, design: pd.DataFrame, dname: str,
                  ) -> tuple[pd.DataFrame, str]:
     from pathlib import Path
 
-    from .._io import check_columns, read_table
+    from .._io import check_columns, check_ids, read_table
 
     if args.labels is None:
         check_columns(design, [args.label_col], dname, "design")
         return pd.DataFrame({"id": design["id"], "label": design[args.label_col]}), dname
     names = [args.id_col, args.label_col] if args.no_header else None
     lab = read_table(args.labels, required=[args.id_col, args.label_col],
-                     header=not args.no_header, names=names, what="labels file")
-    return (pd.DataFrame({"id": lab[args.id_col], "label": lab[args.label_col]}),
-            Path(args.labels).name)
+                     header=not args.no_header, names=names, what="labels file",
+                     text_columns=[args.id_col])
+    lname = Path(args.labels).name
+    check_ids(lab, args.id_col, lname)
+    return pd.DataFrame({"id": lab[args.id_col], "label": lab[args.label_col]}), lname
+
+
+def _agreement_law(design: pd.DataFrame, pred: np.ndarray) -> np.ndarray | None:
+    """P(label = pred) on each row under the model's own scores (``None``: no scores)."""
+    k_cols = sorted((c for c in design.columns if c.startswith("score_")
+                     and c[6:].isdigit()), key=lambda c: int(c[6:]))
+    if len(k_cols) > 2:
+        probs = design[k_cols].apply(pd.to_numeric, errors="coerce").to_numpy(float)
+        ok = np.isin(pred, np.arange(len(k_cols)))
+        return None if not ok.all() else probs[np.arange(len(pred)), pred.astype(int)]
+    if "score" not in design.columns or not np.isin(pred, (0, 1)).all():
+        return None
+    s = pd.to_numeric(design["score"], errors="coerce").to_numpy(float)
+    return np.where(pred == 1, s, 1 - s)
+
+
+def _check_not_self_scored(design: pd.DataFrame, y: np.ndarray, args: argparse.Namespace,
+                           lname: str) -> None:
+    """Refuse labels equal to a prediction column on every labeled row when the model's own
+    scores give that less than :data:`IDENTICAL_LABELS_LEVEL`: under calibrated scores,
+    independent labels agree everywhere with probability ``prod P(label_i = pred_i)``, so
+    this refuses honest labels at most that often (a level-0.001 test) and catches a copy
+    of the predictions (the model scored against itself) whenever the scores doubt it."""
+    from .._validation import fail
+
+    known = np.isfinite(y)
+    if args.allow_identical_labels or not known.any():
+        return
+    for c in [c for c in design.columns if c == "pred" or c.startswith("pred_")]:
+        pred = pd.to_numeric(design[c], errors="coerce").to_numpy(float)[known]
+        if not np.array_equal(pred, y[known]):
+            continue
+        law = _agreement_law(design.loc[known], pred)
+        if law is None or not np.all(np.isfinite(law)):
+            continue
+        with np.errstate(divide="ignore"):
+            log_p = float(np.sum(np.log(np.clip(law, 0.0, 1.0))))
+        if log_p < np.log(IDENTICAL_LABELS_LEVEL):
+            p = f"{np.exp(log_p):.2g}" if log_p > -690 else "below 1e-300"
+            raise fail("--label-col", "a column of true labels, not a copy of the predictions",
+                       got=f"column {args.label_col!r} of {lname}, equal to the predictions "
+                           f"{c!r} on all {int(known.sum())} labeled rows (probability {p} "
+                           "under the model's own scores)",
+                       remedy="Give the true labels; if they really agree with every "
+                              "prediction, pass --allow-identical-labels.")
 
 
 def run_estimate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from .._io import read_table
     from ..active import estimate_from_labels
-    from ..active._design_io import read_design
     from ..active._labels_io import design_and_labels
 
-    design = read_design(args.design)
+    design = read_table(args.design, what="design", text_columns=["id"], exact_floats=True)
     dname = Path(args.design).name
+    _check_label_col(args, design)
     labels, lname = _read_labels(args, design, dname)
     design.attrs["source"], labels.attrs["source"] = dname, lname
     # every refusal names the files: the design's checks and the labels' rows first
-    design_and_labels(design, labels, source=dname, labels_source=lname, require_seal=True,
-                      label_column=args.label_col)
+    checked, y, _ = design_and_labels(design, labels, source=dname, labels_source=lname,
+                                      require_seal=True, label_column=args.label_col)
+    _check_not_self_scored(checked, y, args, lname)
     res = estimate_from_labels(design, labels, confidence_level=args.confidence_level)
     emit(res, args, title="Active estimate")
     return 0

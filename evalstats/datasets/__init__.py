@@ -290,8 +290,10 @@ def _download(p: _Public, home) -> Path:
     with urllib.request.urlopen(p.url, timeout=60) as resp:  # noqa: S310 - fixed https URL
         payload = resp.read()
     with zipfile.ZipFile(io.BytesIO(payload)) as zf, zf.open(p.member) as src:
+        from .._io import atomic_write
+
         target = target_dir / p.file
-        with gzip.open(target, "wb") as dst:
+        with atomic_write(target, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb") as dst:
             shutil.copyfileobj(src, dst)
     return target
 
