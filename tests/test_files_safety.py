@@ -468,7 +468,11 @@ def test_estimate_matches_text_ids_from_a_labels_file(est):
     assert rc == 0, err
     _label(est)
     rc2, out2, _ = _estimate(est)
-    assert rc2 == 0 and out.splitlines()[:20] == out2.splitlines()[:20]
+
+    def numbers(text):                      # the Call line echoes the inputs' shapes
+        return [ln for ln in text.splitlines()[:20] if "DataFrame>" not in ln]
+
+    assert rc2 == 0 and numbers(out) == numbers(out2)
 
 
 def test_estimate_refuses_repeated_ids_in_labels(est):
