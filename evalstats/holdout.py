@@ -322,6 +322,10 @@ def loss_ci(losses: Any, *, confidence_level: float = 0.95,
     -----
     SmallSampleWarning
         All losses equal: the interval has zero width (also a note on the result).
+    InputWarning
+        Every loss is 0 or 1 (use :func:`error_ci`), or the interval's lower limit is below
+        0 for nonnegative losses (the t approximation ignores the loss's range). The interval
+        is still R's ``t.test`` interval; the note says it should not be read as is.
 
     See Also
     --------
@@ -349,6 +353,14 @@ def loss_ci(losses: Any, *, confidence_level: float = 0.95,
         mean = float(np.mean(z) * scale)
         se = float(np.std(z, ddof=1) * scale / np.sqrt(n))
     q = critical_value(confidence_level, n - 1)
+    if np.isin(x, (0.0, 1.0)).all() and np.ptp(x) > 0:
+        notes.warn(InputWarning, "every loss is 0 or 1: these are zero-one losses, for which "
+                   "the t interval can leave [0, 1]; error_ci(y_true, y_pred) gives the exact "
+                   "binomial interval.")
+    elif x.min() >= 0 and mean - q * se < 0:
+        notes.warn(InputWarning, f"the t interval's lower limit at {confidence_level:.0%} is "
+                   "below 0 although no loss is negative: the sample is too small or too "
+                   "skewed for the t approximation to respect the loss's range.")
     if not (np.isfinite(mean) and np.isfinite(se) and np.isfinite(abs(mean) + q * se)):
         raise fail("losses", "small enough in magnitude for the mean and its interval to be "
                    "finite in double precision",

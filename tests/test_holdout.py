@@ -170,3 +170,14 @@ def test_findings_state_counts_and_the_tests_conclusion():
     low = es.error_ci([0] * 100, [0] * 99 + [1], null=0.3)
     assert low.summary().finding.endswith("at the 5% level the error rate differs from 0.3.")
     assert es.error_ci([0], [0]).summary().finding.endswith("0 errors from 1 test case.")
+
+
+def test_loss_ci_flags_zero_one_losses_and_a_negative_lower_limit():
+    # The interval stays R's t.test(c(1, 0, 1))$conf.int = (-0.7675509, 2.1008842);
+    # the result carries a note and the repr its mark.
+    with pytest.warns(es.InputWarning, match="zero-one losses"):
+        res = es.loss_ci([True, False, True])
+    np.testing.assert_allclose(res.conf_int(), (-0.7675509, 2.1008842), rtol=0, atol=5e-7)
+    assert repr(res).endswith("!>")
+    with pytest.warns(es.InputWarning, match="below 0 although no loss is negative"):
+        es.loss_ci([0.01, 0.02, 3.0])

@@ -108,6 +108,8 @@ def resolve_seed(args: argparse.Namespace) -> int:
 
         args.seed = int(np.random.SeedSequence().entropy % (2**32))
         print(f"evalstats: using --seed {args.seed}", file=sys.stderr)
+    if int(args.seed) < 0:
+        raise ValueError(f"`--seed` must be an integer >= 0; got {args.seed}.")
     return int(args.seed)
 
 

@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from ._common import add_output_args
+from ._common import add_output_args, resolve_seed
 
 ORDER = 0
 
@@ -61,6 +61,7 @@ def run(args) -> int:
     from .. import report
     from . import command_modules
 
+    resolve_seed(args)
     fast = args.fast or os.environ.get("EVALSTATS_VIGNETTE_FAST") == "1"
     results: list = []
     for mod in command_modules():

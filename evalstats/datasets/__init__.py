@@ -322,6 +322,11 @@ def load(name: str, *, data_home: str | os.PathLike | None = None, download: boo
     """
     names = list(_BUNDLED) + list(_PUBLIC)
     name = check_option(name, "name", names)
+    if data_home is not None and not isinstance(data_home, str | os.PathLike):
+        raise TypeError(f"`data_home` must be a path (str or os.PathLike) or None; "
+                        f"got {type(data_home).__name__}.")
+    if not isinstance(download, bool | np.bool_):
+        raise TypeError(f"`download` must be True or False; got {download!r}.")
     if name in _BUNDLED:
         return _BUNDLED[name]["loader"]()
     p = _PUBLIC[name]
