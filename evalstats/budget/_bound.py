@@ -18,7 +18,7 @@ from .._validation import (
     check_scalar,
     fail,
 )
-from .._warnings import ApproximationWarning, Notes
+from .._warnings import ApproximationWarning, InputWarning, Notes
 from . import _bounds as _bb
 from ._common import check_measure, delta_iv, pool_iv, public_name
 
@@ -51,6 +51,13 @@ class BoundResult(EvalResult):
         Range of the measure over every possible labeling of U (rule-agnostic).
     counts : mapping
         The pool and labeled counts used.
+    random_rule_p_value : float or None
+        With given rule hits: the exact two-sided p-value of the random-rule model for
+        them (Bonferroni over the labeled positives and negatives); None otherwise.
+    random_rule : bool
+        False when that p-value is below δ/K: the hits contradict the model at the
+        bound's own level, and the result is the deterministic range (estimate its
+        midpoint, ``conf_int`` the range at every level, ``std_error`` None).
     """
 
     measure: str = "precision"
@@ -63,13 +70,19 @@ class BoundResult(EvalResult):
     paper_condition_holds: bool = True
     deterministic_range: tuple[float, float] = (0.0, 1.0)
     counts: Mapping[str, float] = field(default_factory=dict)
+    random_rule_p_value: float | None = None
+    random_rule: bool = True
 
     def _pool_counts(self) -> _bb.PoolCounts:
         return _bb.PoolCounts(**{k: np.asarray([v], float) for k, v in self.counts.items()})
 
     def half_width_at(self, confidence_level: float) -> float:
-        """Half-width at another level (union bound over ``n_rules`` included)."""
+        """Half-width at another level (union bound over ``n_rules`` included); for a
+        rule whose hits contradict the random-rule model, half the deterministic range."""
         level = check_confidence_level(confidence_level)
+        if not self.random_rule:
+            lo, hi = self.deterministic_range
+            return (hi - lo) / 2.0
         delta = (1.0 - level) / self.n_rules
         return float(_bb.measure_halfwidth(self.measure, self._pool_counts(), self.variance,
                                            self.bound, delta)[0])
@@ -86,8 +99,10 @@ class BoundResult(EvalResult):
         return float(p[0]) if p.size == 1 else p
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
-        h = self.half_width_at(level)
         lo, hi = self.deterministic_range
+        if not self.random_rule:
+            return ConfidenceInterval(lo, hi)
+        h = self.half_width_at(level)
         return ConfidenceInterval(max(lo, self.estimate - h), min(hi, self.estimate + h))
 
     def _tidy_rows(self, level, method: str = ""):
@@ -172,6 +187,13 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
     squared denominator. Bernstein: :math:`P(|X - EX| ≥ s) ≤ 2\exp(-(s^2/2)/(V+s/3))`,
     inverted exactly as :math:`s = L/3 + \sqrt{L^2/9 + 2VL}`, :math:`L = \log(2K/δ)`.
 
+    The Bernstein interval holds for *random* rules only. When the rule's hits on the
+    labels are given, they are tested against the random-rule model
+    (:func:`random_rule_p_value`); if the model is rejected at δ/K (an informative rule,
+    e.g. 180 hits among 200 labeled positives for a rule flagging 5 % of the pool), the
+    result warns and becomes the deterministic range, which holds for any rule
+    (``random_rule=False``). Without given hits the random-rule expectation is used.
+
     References
     ----------
     .. [1] Valizadegan, Amizadeh & Hauskrecht (2012). Effective sampling strategies for
@@ -205,23 +227,56 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
     hw = float(_bb.measure_halfwidth(measure, c, variance, bound, delta_k)[0])
     holds = bool(_bb.paper_form_valid(v, delta_k))
     lo, hi = (float(x[0]) for x in _bb.deterministic_range(measure, c))
+    given = rule_hits_positive is not None or rule_hits_negative is not None
+    p_random = random_rule_p_value(counts) if given else None
+    random_rule = p_random is None or p_random >= delta_k
     notes = _bound_notes(bound, variance, holds, v, delta_k,
-                         rule_hits_positive is None and counts["l_pos"] + counts["l_neg"] > 0)
+                         not given and counts["l_pos"] + counts["l_neg"] > 0)
+    method = f"{bound} / {variance}"
+    if not random_rule:
+        notes.warn(InputWarning,
+                   f"The rule's hits on the labels ({counts['tp_l']:g} of "
+                   f"{counts['l_pos']:g} positives, {counts['fp_l']:g} of {counts['l_neg']:g} "
+                   f"negatives) are not those of a random rule (p = {p_random:.2g} < "
+                   f"{delta_k:.3g}): the Bernstein interval would not hold for it. The "
+                   "result is the deterministic range, valid for any rule.")
+        mean, hw, method = (lo + hi) / 2.0, (hi - lo) / 2.0, "deterministic range"
     n_pool, n_pos, n_rpos = counts["s"], counts["s_pos"], counts["s_rpos"]
     l_pos, l_neg = counts["l_pos"], counts["l_neg"]
     return BoundResult(
-        estimate=mean, std_error=float(np.sqrt(v) / den), confidence_level=level,
-        method=f"{bound} / {variance}", term=public_name(measure), n=l_pos + l_neg, n_unit="labels",
+        estimate=mean, std_error=float(np.sqrt(v) / den) if random_rule else None,
+        confidence_level=level, method=method, term=public_name(measure),
+        n=l_pos + l_neg, n_unit="labels",
         data=f"|S| = {n_pool}, |S_O+| = {n_pos}, |S_R+| = {n_rpos:g}",
         call=dict(function="bernstein_bound", measure=public_name(measure), n_pool=n_pool,
-                  bound=bound,
-                  variance=variance),
+                  bound=bound, variance=variance),
         diagnostics=dict(delta_per_rule=delta_k), notes=notes.as_tuple(), measure=measure,
         bound=bound, variance=variance, half_width=hw, count_variance=v, denominator=den,
         n_rules=n_rules, paper_condition_holds=holds, deterministic_range=(lo, hi),
-        counts=counts)
+        counts=counts, random_rule_p_value=p_random, random_rule=random_rule)
 
 
+def random_rule_p_value(counts) -> float:
+    r"""Exact two-sided p-value of the random-rule model for a rule's hits on the labels.
+
+    A random rule flags a uniformly random set of |S_R+| examples, so its hits on the
+    labeled positives are Hypergeometric(|S|, |S_R+|, |L_O+|) and on the labeled negatives
+    Hypergeometric(|S|, |S_R+|, |L_O-|). Each count gets the two-sided p-value
+    min(1, 2 min(P(X ≤ x), P(X ≥ x))); the two are combined by Bonferroni (twice the
+    smaller). Fractional hits (expectations) are rounded.
+    """
+    from scipy import stats
+
+    n, size = int(counts["s"]), int(round(counts["s_rpos"]))
+    ps = []
+    for hits, labeled in ((counts["tp_l"], counts["l_pos"]), (counts["fp_l"], counts["l_neg"])):
+        if labeled <= 0:
+            continue
+        x = round(hits)
+        lower = stats.hypergeom.cdf(x, n, size, int(labeled))
+        upper = stats.hypergeom.sf(x - 1, n, size, int(labeled))
+        ps.append(min(1.0, 2.0 * min(lower, upper)))
+    return float(min(1.0, len(ps) * min(ps))) if ps else 1.0
 
 
 def _bernstein_bound_iv(measure, n_pool, prevalence, rule_rate, n_pool_positive,
