@@ -122,16 +122,43 @@ def test_score_order_search_cost_by_enumerating_every_label_vector():
             assert mean[0] == pytest.approx((np.arange(n + 1) * dist).sum())
 
 
+def test_score_order_search_given_the_positive_count_by_enumeration():
+    # labels conditioned on exactly P positives: every label vector with P ones
+    probs = np.array([0.9, 0.8, 0.7, 0.5, 0.4, 0.3, 0.2, 0.15, 0.1, 0.05, 0.05, 0.02])
+    n = len(probs)
+    for total in (3, 5):
+        for k in (1, 3, total):
+            dist = np.zeros(n + 1)
+            for bits in itertools.product((0, 1), repeat=n):
+                y = np.array(bits)
+                if y.sum() != total:
+                    continue
+                w = np.prod(np.where(y == 1, probs, 1 - probs))
+                dist[int(np.flatnonzero(np.cumsum(y) >= k)[0] + 1)] += w
+            dist /= dist.sum()
+            cdf = np.cumsum(dist)
+            for q in (0.5, 0.9):
+                quant, mean = score_search(probs, [k], q, n_pos=total)
+                assert quant[0] == np.flatnonzero(cdf >= q - 1e-12)[0]
+                assert mean[0] == pytest.approx((np.arange(n + 1) * dist).sum())
+    # only odds ratios matter given the total: a common logit shift changes nothing
+    shifted = 1 / (1 + (1 - probs) / probs * np.exp(1.3))
+    assert np.allclose(score_search(shifted, [3], 0.9, n_pos=5),
+                       score_search(probs, [3], 0.9, n_pos=5))
+
+
 def test_score_search_normal_branch_agrees_with_the_recursion(monkeypatch):
     import evalstats.budget._search as S
 
     rng = np.random.default_rng(3)
     s = 1 / (1 + np.exp(-(2 * rng.normal(size=5000) - 4)))
-    exact = score_search(s, [100, 250], 0.9)
-    monkeypatch.setattr(S, "MAX_DP_WORK", 0)
-    approx = score_search(s, [100, 250], 0.9)
-    assert np.allclose(approx[0], exact[0], rtol=0.02)
-    assert np.allclose(approx[1], exact[1], rtol=0.02)
+    for total in (None, int(round(s.sum()))):
+        monkeypatch.setattr(S, "MAX_DP_WORK", 3 * 10 ** 7)
+        exact = score_search(s, [100, 250], 0.9, n_pos=total)
+        monkeypatch.setattr(S, "MAX_DP_WORK", 0)
+        approx = score_search(s, [100, 250], 0.9, n_pos=total)
+        assert np.allclose(approx[0], exact[0], rtol=0.03)
+        assert np.allclose(approx[1], exact[1], rtol=0.03)
 
 
 def test_pilot_interval_inverts_the_exact_tests():
@@ -149,15 +176,16 @@ def test_auto_compares_labels_to_buy_and_scores_shorten_the_search():
     plan = plan_labels(**kw)
     t = plan.table[plan.table["bound"] != "bernstein"].groupby("strategy")["n_total"].max()
     assert plan.strategy == "random" and plan.n_total == t["random"] < t["positives"]
-    # a pilot model that gives 0.99 to 600 items and 0 to the rest: the labels needed to
-    # find 576 positives in score order are the smallest m with
-    # P(Binomial(m, 0.99) >= 576) >= 0.95 (scipy)
+    # a pilot model that gives 0.99 to 600 items and 0 to the rest: given the 600
+    # positives of the pool, they are those 600 items, so 576 labels find 576 positives
+    # (without the total, P(Binomial(600, 0.99) >= 576) would be the question)
     scores = np.r_[np.full(600, 0.99), np.zeros(19_400)]
     fast = plan_labels(**kw, scores=scores)
     assert fast.strategy == "positives" and fast.search == "scores"
-    m = next(m for m in range(576, 601) if stats.binom.sf(575, m, 0.99) >= 0.95)
-    assert (fast.n_positive, fast.n_total) == (576, m)
+    assert (fast.n_positive, fast.n_total) == (576, 576)
     assert "in decreasing score until 576 positives" in repr(fast)
+    m = next(m for m in range(576, 601) if stats.binom.sf(575, m, 0.99) >= 0.95)
+    assert score_search(scores, [576], 0.95)[0][0] == m
 
 
 def test_plans_over_a_prevalence_interval_hold_for_every_count_in_it():

@@ -29,10 +29,11 @@ def delta_per_measure(a, delta: float, n_uncertain: int | None = None) -> float:
 
 
 def search_cost(a, k, n_pos_search: float):
-    """``(quantile, mean)`` labels to buy to find ``k`` positives (vectorised over k):
-    score order with ``scores``, random order otherwise (``n_pos_search`` positives)."""
+    """``(quantile, mean)`` labels to buy to find ``k`` positives (vectorised over k) in a
+    pool of ``n_pos_search`` positives: score order with ``scores`` (labels conditioned on
+    that total), random order otherwise."""
     if a["scores"] is not None:
-        return score_search(a["scores"], k, a["level"])
+        return score_search(a["scores"], k, a["level"], n_pos=int(round(n_pos_search)))
     return random_search(a["n_pool"], n_pos_search, k, a["level"])
 
 

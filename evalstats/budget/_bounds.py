@@ -449,11 +449,6 @@ def _exact_prevalence_size(p: float, h: float, delta: float, n_pool: int | None)
         passed = np.concatenate([ok_all(c) for c in np.array_split(ms, max(1, hi_m // 2000))])
         fails = np.flatnonzero(~passed)
         return int(ms[fails[-1]] + 1) if fails.size else 1
-    lo_m = 1
-    while lo_m < hi_m:  # smallest m with ok(m); bisection on a (nearly) monotone criterion
-        mid = (lo_m + hi_m) // 2
-        if ok(mid):
-            hi_m = mid
-        else:
-            lo_m = mid + 1
-    return lo_m
+    from ._common import first_true
+
+    return first_true(ok, 1, hi_m)  # bisection on a (nearly) monotone criterion

@@ -151,6 +151,8 @@ class LabelPlan(Reportable):
 
     def _how(self) -> str:
         """How the labels are chosen, in words."""
+        if self.n_total == 0:
+            return "none needed"
         if self.strategy == "random":
             return "at random"
         where = "in decreasing score" if self.search == "scores" else "in random order"

@@ -118,7 +118,9 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
     scores : array-like of float, optional
         A pilot model's scores on the pool (one per example, in [0, 1]). Plans that label
         positives then find them by labeling in decreasing score, and their search cost is
-        computed treating the scores as calibrated probabilities.
+        computed treating the scores as calibrated probabilities (up to a common shift of
+        their logits, given the positive count). Overconfident scores make the forecast
+        optimistic.
     pilot : (int, int), optional
         ``(k, n)``: ``k`` positives in a simple random sample of ``n`` examples of the
         pool, instead of ``prevalence``. Plans hold over its exact confidence interval of
@@ -145,7 +147,8 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
     order, the labels needed to meet the ``k``-th positive follow the negative
     hypergeometric law (mean :math:`k(|S|+1)/(|S_{O+}|+1)`, about ``k / prevalence``);
     in score order, the law implied by independent labels with the scores as
-    probabilities (exact Poisson-binomial recursion). The plan buys the
+    probabilities, conditioned on the pool's positive count (exact recursions; see
+    :mod:`evalstats.budget._search`). The plan buys the
     ``confidence_level`` quantile of that law (column ``n_total``; its mean is in
     ``n_total_mean``) and never more than the pool. If the scores are overconfident the
     search takes longer than planned, and a budget ``max_labels`` is then the safeguard.

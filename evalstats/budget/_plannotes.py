@@ -37,10 +37,11 @@ def _budget_notes(a, head, n_tot, feasible, notes) -> None:
                    "census knows every measure exactly.")
     if not feasible:
         bad = ", ".join(head.loc[~head["feasible"], "measure"])
+        limit = ("under this plan, even labeling every positive" if a["max_labels"] is None
+                 else f"within the limit of {a['max_labels']:,} labels")
         notes.warn(SmallSampleWarning,
                    f"Infeasible: the target half-width {a['h']:g} cannot be met for {bad} "
-                   f"within the limit of {a['max_labels']} labels (or at all); the counts "
-                   "shown are the labels the target needs.")
+                   f"{limit}; the counts shown are the labels the target needs.")
 
 
 def _zero_notes(a, table, n_tot, notes) -> None:
@@ -57,7 +58,7 @@ def _zero_notes(a, table, n_tot, notes) -> None:
         notes.add(f"0 labels: this plan assumes RANDOM rules (predictions independent "
                   "of the labels, the paper's Section 3). Informative classifiers are not "
                   f"covered: their plug-in estimates can be off by more than +/-{h:g}; a "
-                  f"guarantee for any rule of this size needs {best} labels (rules='any').")
+                  f"guarantee for any rule of this size needs {best:,} labels (rules='any').")
     else:
         notes.add(f"0 labels: with the pool prevalence as given, every requested measure of "
                   f"any rule of this size is already confined to +/-{h:g} by its "

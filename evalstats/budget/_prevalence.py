@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ._common import first_true
+
 __all__ = ["Prevalence", "pilot_interval"]
 
 #: pools above this size take the binomial (Clopper-Pearson) interval of the pilot: the
@@ -41,20 +43,9 @@ def pilot_interval(n_pool: int, k: int, n: int, delta: float) -> tuple[int, int]
     def cdf(p):                           # P(X <= k | P = p), decreasing in p
         return stats.hypergeom.cdf(k, n_pool, p, n)
 
-    p_lo = low if k == 0 else _first(lambda p: sf(p) > delta / 2, low, high)
-    p_hi = high if k == n else _first(lambda p: cdf(p) <= delta / 2, low, high + 1) - 1
+    p_lo = low if k == 0 else first_true(lambda p: sf(p) > delta / 2, low, high)
+    p_hi = high if k == n else first_true(lambda p: cdf(p) <= delta / 2, low, high + 1) - 1
     return int(p_lo), int(max(p_hi, p_lo))
-
-
-def _first(pred, lo: int, hi: int) -> int:
-    """Smallest integer in [lo, hi] where the monotone ``pred`` holds (hi if none)."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if pred(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 @dataclass(frozen=True)
