@@ -189,7 +189,7 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
     >>> from evalstats.budget import plan_labels
     >>> plan = plan_labels(20_000, 0.03, 0.05, half_width=0.02)
     >>> plan.strategy, plan.n_total
-    ('random', 17072)
+    ('random', 17486)
     """
     a = _plan_labels_iv(n_pool, prevalence, rule_rate, half_width, confidence_level,
                         measures, n_rules, costs, rules, bound, variance, strategy,
