@@ -45,7 +45,7 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
                 strategy: str = "auto", prevalence_known: bool = True,
                 prevalence_half_width: float | None = None, max_labels: int | None = None,
                 bounds: Sequence[str] = ("exact", "bernstein", "bernstein_paper"),
-                budget: int | None = None, scores=None,
+                budget: int | None = None, scores: Sequence[float] | np.ndarray | None = None,
                 pilot: tuple[int, int] | None = None, joint: bool = True,
                 expected: Mapping[str, float] | None = None) -> LabelPlan:
     r"""Plan how many examples to label from a pool of ``n_pool``, search included.
