@@ -1,4 +1,4 @@
-"""Benchmark for evalstats.budget (Valizadegan et al., SDM 2012; issue 11).
+"""Benchmark for evalstats.budget (Valizadegan et al., SDM 2012).
 
 Default run (sized for one core of a shared 2-core machine, ~10 min):
 
@@ -37,7 +37,13 @@ import numpy as np
 import pandas as pd
 
 from evalstats import datasets, map_replicates
-from evalstats.budget import LabelDesign, evaluate_rules, guided_sample, plan_labels
+from evalstats.budget import (
+    LabelDesign,
+    bernstein_bound,
+    evaluate_rules,
+    guided_sample,
+    plan_labels,
+)
 from evalstats.budget.simulation import (
     empirical_positives_needed,
     error_curve,
@@ -182,9 +188,13 @@ def _estimate(kind, y, r, idx, n_pos):
         tn = u_neg - a + (lo + hi) / 2
         return np.array([tp / size, tp / n_pos, tn / (n - n_pos)])
     if kind == "subset":
+        if len(idx) == 0:   # measures the feasibility bounds pin: midpoint of the range
+            return np.array([np.mean(bernstein_bound(
+                m, n_pool=n, n_pool_positive=n_pos, n_rule_positive=size
+            ).deterministic_range) for m in MEASURES])
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.array([tp_l / (tp_l + fp_l), tp_l / n_lpos,
-                             tn_l / (len(idx) - n_lpos)], float)
+            return np.array([tp_l, tp_l, tn_l], float) / np.array(
+                [tp_l + fp_l, n_lpos, len(idx) - n_lpos], float)
     u = n - len(idx)  # plug-in means (eqs 3.4-3.10), prevalence known (or estimated)
     eps = (n_pos - n_lpos) / u
     u_rpos = size - tp_l - fp_l
@@ -211,7 +221,8 @@ def unknown_prevalence_rows(name, y, args, rng):
             warnings.simplefilter("ignore")
             plan = plan_labels(n, n_pos / n, size / n, half_width=h, rules="random",
                                strategy="positives", prevalence_known=False)
-        need = plan.headline().set_index("measure")["n_total"]
+        # positives to label (n_total adds the search and the prevalence sample)
+        need = plan.headline().set_index("measure")["n_positive"]
         hits = np.zeros(3)
         for _ in range(args.reps):
             r = np.zeros(n, bool)
@@ -254,7 +265,9 @@ def plan_coverage_rows(name, y, score, args, rng):
                 warnings.simplefilter("ignore")
                 plan = plan_labels(n, n_pos / n, size / n, half_width=h, rules=rules,
                                    strategy=strategy, bound="exact")
-            need = plan.headline().set_index("measure")["n_total"]
+            # positives to label, or random labels (n_total adds the search for positives)
+            need = plan.headline().set_index("measure")[
+                "n_positive" if strategy == "positives" else "n_total"]
             for rule_kind in ("informative", "random"):
                 t0 = time.perf_counter()
                 hits = np.zeros(3)

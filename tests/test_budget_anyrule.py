@@ -40,7 +40,8 @@ def test_deterministic_halfwidth_is_the_worst_case_over_every_rule_by_enumeratio
                     lo, hi = res.deterministic_range
                     assert lo - 1e-12 <= truth <= hi + 1e-12
                     worst = max(worst, (hi - lo) / 2)
-            planned = float(positives_halfwidth(measure, n, pos, size, np.array([k]))[0])
+            planned = float(positives_halfwidth(measure, n, pos, pos, size,
+                                                np.array([k]))[0])
             assert planned == pytest.approx(worst, abs=1e-12), (measure, k)
 
 
@@ -50,17 +51,26 @@ def test_readme_example_plans_labels_for_any_rule():
     # precision (600 - k)/(2*1000) <= 0.02 -> k >= 560; recall (600 - k)/(2*600) <= 0.02
     # -> k >= 576; specificity 600/(2*19,400) = 0.0155 <= 0.02 -> 0.
     plan = plan_labels(n_pool=20_000, prevalence=0.03, rule_rate=0.05, half_width=0.02)
-    head = plan.headline().set_index("measure")["n_positive"]
-    assert dict(head) == {"precision": 560, "recall": 576, "specificity": 0}
-    assert (plan.n_positive, plan.n_negative, plan.n_total) == (576, 0, 576)
-    assert plan.rules == "any" and plan.bound == "deterministic"
+    det = plan.table[plan.table["bound"] == "deterministic"].set_index("measure")
+    assert dict(det["n_positive"]) == {"precision": 560, "recall": 576, "specificity": 0}
+    # finding 576 of the 600 positives in random order takes nearly the whole pool:
+    # the k-th of 600 positives sits at 576 * 20,001/601 = 19,169 on average
+    assert det.loc["recall", "n_total_mean"] == pytest.approx(576 * 20_001 / 601)
+    assert det.loc["recall", "n_total"] > 19_169
+    # so random labels are cheaper: the headline counts labels to buy
+    assert (plan.strategy, plan.bound) == ("random", "exact")
+    assert plan.n_total == int(plan.headline()["n_total"].max()) < det["n_total"].max()
+    assert "labels to buy" in repr(plan)
 
 
 def test_zero_plans_always_carry_a_note():
     paper = plan_labels(n_pool=20_000, prevalence=0.03, rule_rate=0.05, half_width=0.02,
-                        rules="random")
+                        rules="random", joint=False)
     assert paper.n_total == 0
-    assert any("RANDOM rules" in n and "576" in n for n in paper.notes)
+    any_rule = plan_labels(n_pool=20_000, prevalence=0.03, rule_rate=0.05, half_width=0.02,
+                           joint=False)
+    assert any("RANDOM rules" in n and f"{any_rule.n_total:,} labels" in n
+               for n in paper.notes)
     loose = plan_labels(n_pool=20_000, prevalence=0.03, rule_rate=0.05, half_width=0.5)
     assert loose.n_total == 0
     assert any("0 labels" in n and "prevalence" in n for n in loose.notes)
@@ -87,10 +97,10 @@ def test_huge_pools_answer_and_agree():
 
 def test_random_labels_subset_halfwidth_is_the_worst_case_proportion():
     # with every example labeled the subset estimate is exact
-    assert random_halfwidth("precision", 1000, 100, 200, np.array([1000]), "exact",
+    assert random_halfwidth("precision", 1000, 100, 100, 200, np.array([1000]), "exact",
                             0.05)[0] == 0.0
-    hw = random_halfwidth("precision", 100_000, 10_000, 20_000, np.array([20_000]), "exact",
-                          0.05)[0]
+    hw = random_halfwidth("precision", 100_000, 10_000, 10_000, 20_000, np.array([20_000]),
+                          "exact", 0.05)[0]
     # ~4,000 labeled rule positives, p = 1/2, finite-population factor (1 - 4000/20000)
     approx = 1.96 * np.sqrt(0.25 / 4000 * (1 - 4000 / 20_000))
     assert approx < hw < 1.1 * approx

@@ -12,8 +12,8 @@ def test_plan_prints_the_plan(capsys):
                "--bound", "bernstein"])
     out = capsys.readouterr().out
     assert rc == 0
-    assert "Labeling plan" in out and "Positives to label" in out
-    assert "random rules / positives / bernstein" in out
+    assert "Labeling plan" in out and "Labels to buy" in out
+    assert "any rules / random / bernstein" in out
 
 
 def test_plan_bad_input_and_infeasible(capsys):
@@ -50,7 +50,7 @@ def test_old_flags_still_work(capsys):
     out = capsys.readouterr()
     assert "--pool-size is deprecated" in out.err
     # --prevalence-unknown still means unknown (notes wrap at 88 columns)
-    assert "prevalence estimate" in " ".join(out.out.split())
+    assert "Prevalence not known" in " ".join(out.out.split())
 
 
 def test_readme_example_is_nonzero_and_fast(capsys):
@@ -59,8 +59,32 @@ def test_readme_example_is_nonzero_and_fast(capsys):
     rc = main(["plan", "--n-pool", "20000", "--prevalence", "0.03", "--rule-rate", "0.05",
                "--half-width", "0.02", "--format", "markdown"])
     assert rc == 0
-    assert "576" in capsys.readouterr().out
+    assert "Buy 17,486 labels at random" in capsys.readouterr().out
     t0 = time.perf_counter()
     assert main(["plan", "--n-pool", "1e12", "--prevalence", "0.03", "--rule-rate", "0.05",
                  "--half-width", "0.02", "--no-prevalence-known"]) == 0
     assert time.perf_counter() - t0 < 30  # generous: speed itself lives in benchmarks/
+
+
+def test_plan_flags_for_uncertain_prevalence_scores_and_planning_values(tmp_path, capsys):
+    import numpy as np
+
+    scores = tmp_path / "scores.csv"
+    np.savetxt(scores, np.r_[np.full(600, 0.99), np.zeros(19_400)])
+    rc = main(["plan", "--n-pool", "20000", "--prevalence", "0.03", "--rule-rate", "0.05",
+               "--half-width", "0.02", "--scores", str(scores)])
+    assert rc == 0
+    assert "in decreasing score until 576 positives" in " ".join(
+        capsys.readouterr().out.split())
+    rc = main(["plan", "--n-pool", "5000", "--prevalence", "0.024,0.026", "--rule-rate",
+               "0.05", "--half-width", "0.1", "--per-measure", "--expected",
+               "precision=0.8"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert rc == 0 and "in [0.024, 0.026]" in out and "planning values" in out
+    assert "jointly" not in out
+    rc = main(["plan", "--n-pool", "5000", "--pilot", "400,4000", "--rule-rate", "0.05",
+               "--half-width", "0.25", "--measures", "precision"])
+    assert rc == 0 and "pilot of 400/4000" in capsys.readouterr().out
+    assert main(["plan", "--n-pool", "5000", "--pilot", "400", "--rule-rate", "0.05",
+                 "--half-width", "0.25"]) == 2
+    assert "`--pilot` must be two numbers" in capsys.readouterr().err

@@ -83,16 +83,19 @@ def test_positives_to_label_eq_3_23():
 
 
 def test_plan_reproduces_finite_population_numbers_of_the_notes():
-    # notes §6/§10: covtype, |S_R+| = 10k, Prop-3.1 (paper variance) precision bound.
+    # notes §6/§10: covtype, |S_R+| = 10k, Prop-3.1 (paper variance) precision bound, in
+    # labeled positives (n_positive; n_total adds the search for them).
     rate = 10_000 / 581_012
     expected = {0.005: dict(bernstein_paper=13_237, bernstein=3_888),
                 0.0025: dict(bernstein_paper=20_786, bernstein=18_784)}
     for h, exp in expected.items():
         p = plan_labels(**COVTYPE, rule_rate=rate, half_width=h, measures=("precision",),
                         variance="paper", rules="random")
-        tab = p.table[p.table["rules"] == "random"].set_index(["bound", "strategy"])["n_total"]
+        t = p.table[p.table["rules"] == "random"].set_index(["bound", "strategy"])
         for b, n in exp.items():
-            assert abs(tab[b, "positives"] - n) <= 1
+            assert abs(t.loc[(b, "positives"), "n_positive"] - n) <= 1
+            # the search for n random positives at prevalence 0.04 costs about n / 0.04
+            assert t.loc[(b, "positives"), "n_total"] > n / COVTYPE["prevalence"]
     p = plan_labels(**COVTYPE, rule_rate=rate, half_width=0.005, measures=("precision",),
                     variance="paper", rules="random")
     tab = p.table[p.table["rules"] == "random"].set_index(["bound", "strategy"])["n_total"]
@@ -109,13 +112,15 @@ def test_plan_is_the_smallest_count_meeting_the_target(bound, measure):
     # brute force: scan every count of positives with bernstein_bound (random rule).
     kw = dict(n_pool=3000, prevalence=0.05, rule_rate=0.1)
     h = {"precision": 0.012, "sensitivity": 0.05, "specificity": 0.003}[measure]
-    plan = plan_labels(**kw, half_width=h, measures=(measure,), bound=bound, rules="random")
+    plan = plan_labels(**kw, half_width=h, measures=(measure,), bound=bound, rules="random",
+                       strategy="positives")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         hws = np.array([bernstein_bound(measure, n_labeled_positive=k, bound=bound,
                                         **kw).half_width for k in range(151)])
     k_star = int(np.flatnonzero(hws <= h)[0])
-    assert plan.n_negative == 0 and plan.n_total == plan.n_positive
+    # labels to buy: the search for the positives in random order (at least k / 0.05)
+    assert plan.n_total >= plan.n_positive / 0.05 - 1
     if bound != "exact":
         assert plan.n_positive == k_star
         return
@@ -173,17 +178,17 @@ def test_infeasible_budget_is_explicit():
 
 
 def test_plan_result_api():
-    plan = plan_labels(20_000, 0.04, 0.05, half_width=0.005)
+    plan = plan_labels(20_000, 0.04, 0.05, half_width=0.005, strategy="positives")
     td = plan.tidy()
     assert set(td["measure"]) == {"precision", "recall", "specificity"}
-    assert {"n_positive", "n_negative", "n_total", "rules", "strategy", "bound"} <= set(
-        td.columns)
+    assert {"n_positive", "n_negative", "n_total", "n_total_mean", "n_prevalence", "rules",
+            "strategy", "bound"} <= set(td.columns)
     assert "conf_low" not in td.columns and "estimate" not in td.columns
     assert plan.glance().shape[0] == 1
     assert plan.n_total == plan.n_positive + plan.n_negative
-    assert "[" not in repr(plan) and str(plan.n_total) in repr(plan)
+    assert "[" not in repr(plan) and f"{plan.n_total:,} labels to buy" in repr(plan)
     text = plan.summary().as_text()
-    assert "Blind labeling" in text and "Positives to label" in text
+    assert "Blind labeling" in text and "Labels to buy" in text
     assert "Appendix" in text
     blind = plan.blind.iloc[0]
     # eq 4.30: |L|+|B| has positive rate eps_S
@@ -276,21 +281,30 @@ def test_measures_of_the_wrong_type_are_refused_clearly():
 
 
 def test_plan_with_unknown_prevalence_names_its_prevalence_sample():
-    # before: "15 positives + 0 negatives = 49974 labels" and "(prevalence known)"
-    p = plan_labels(50000, 0.0003, 0.05, half_width=0.02, prevalence_known=False)
-    assert p.n_positive + p.n_negative + p.n_prevalence == p.n_total
-    assert f"+ {p.n_prevalence} for the prevalence = {p.n_total} labels" in repr(p)
+    # the deterministic plan buys a prevalence sample; in random order it is the first
+    # labels of the search, so the labels to buy are the larger of the two
+    p = plan_labels(50_000, 0.3, 0.001, half_width=0.3, prevalence_known=False,
+                    measures=("precision",), strategy="positives")
+    assert 0 < p.n_prevalence <= p.n_total
+    row = p.headline().iloc[0]
+    assert row["n_total"] >= row["n_prevalence"]
     text = " ".join(p.summary().as_text().split())
-    assert "(prevalence from a random sample)" in text and "(prevalence known)" not in text
+    assert "Prevalence sample" in text and "(included)" in text
+    assert any("Prevalence not known" in n for n in p.notes)
 
 
-def test_plan_larger_than_the_pool_is_flagged():
-    """With the prevalence unknown the plan added 19,833 prevalence labels to 17,042 others
-    for a pool of 20,000 and said nothing; it now warns and the repr carries the mark."""
-    with pytest.warns(SmallSampleWarning, match="more than the 20,000 examples"):
-        p = plan_labels(20_000, 0.03, 0.05, half_width=0.02, prevalence_known=False,
+def test_census_plans_are_flagged():
+    """A plan that must label the whole pool says so (warning, repr mark); labels to buy
+    never exceed the pool (before, 19,833 prevalence labels were added to 17,042 others
+    for a pool of 20,000)."""
+    with pytest.warns(SmallSampleWarning, match="whole pool"):
+        p = plan_labels(20_000, (0.01, 0.05), 0.05, half_width=0.02, strategy="positives")
+    assert p.n_total == p.n_pool and repr(p).endswith("!>")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        q = plan_labels(20_000, 0.03, 0.05, half_width=0.02, prevalence_known=False,
                         rules="random", strategy="random")
-    assert p.n_total > p.n_pool and repr(p).endswith("!>")
+    assert q.n_total <= q.n_pool
 
 
 def test_small_argument_slips_get_clear_answers():

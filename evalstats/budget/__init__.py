@@ -5,8 +5,11 @@ This package only re-exports; the code lives in its private modules:
 
 * ``_bound``: :func:`bernstein_bound` (Props 3.1-3.3) on the model core ``_bounds``;
 * ``_tradeoff``: :func:`tradeoff`, :func:`ratio_map` (Section 3.3);
-* ``_plan`` / ``_labelplan`` / ``_scan`` / ``_anyrule``: :func:`plan_labels` and
-  :class:`LabelPlan`, guarantees for any rule and for random rules;
+* ``_plan`` / ``_labelplan`` / ``_plannotes``: :func:`plan_labels` and :class:`LabelPlan`,
+  in labels to buy; ``_anyplan`` / ``_anyrule`` / ``_ranges``: guarantees for any rule
+  (deterministic ranges over an interval of the positive count, subset estimates with
+  feasibility bounds); ``_scan``: random rules; ``_search``: the cost of finding positives
+  (random or score order); ``_prevalence``: known, interval, pilot or guessed prevalence;
 * ``_rules`` / ``_estimates``: :class:`LabelDesign`, :func:`evaluate_rules`;
 * ``_retrieval`` / ``_sampling``: :func:`guided_sample` (Section 4);
 * ``simulation``: public helpers for experiments (vignettes, benchmarks).

@@ -4,22 +4,22 @@ The paper's analysis (Section 3) treats the rule as random: its predictions on U
 independent of the labels. A real classifier is informative, and the plug-in mean shrinks
 its unlabeled part toward the prevalence. Two guarantees hold for every rule:
 
-* **Labeled positives, deterministic range** (strategy ``"positives"``). With the labels of
-  L known and the pool prevalence known, the unknown count TP_U of any rule lies in the
-  support of its possible values,
-  :math:`[\max(0, a - |U_{O-}|), \min(a, |U_{O+}|)]` with :math:`a = |U_{R+}|`, a range of
-  width :math:`W = \min(a, |U| - a, |U_{O+}|, |U_{O-}|)`; TN_U = |U_O-| - a + TP_U has the
-  same width. So Pr, Se and Sp lie in known intervals of widths W/|S_R+|, W/|S_O+| and
-  W/|S_O-| (notes §7.5; the paper's "Pr ∈ [TP_L, TP_L + min(|U_R+|, |U_O+|)]/|S_R+|"). The
-  planner takes the worst case over the rule's unknown hits on L, TP_L ∈ [0, min(k, |S_R+|)],
-  i.e. over a ∈ [|S_R+| - min(k, |S_R+|), |S_R+|]. No probability is involved; the
-  midpoint is within W/(2D) of the truth with certainty.
-* **Random labels, subset estimate** (strategy ``"random"``). With k labels drawn at random,
-  the subset estimate TP_L/|L_R+| of any rule is a hypergeometric proportion among the
-  m = |L_R+| labeled rule positives (|L_O+| for Se, |L_O-| for Sp); its half-width is taken
-  at the worst case p = 1/2 (exact quantiles at p ∈ {0.4, ..., 0.6}, or Bernstein with
-  the finite-population variance m p(1-p)(D-m)/(D-1)), and m at its lower δ_c quantile
-  (the class counts of a random sample are random; δ_c = δ/20, union bound).
+* **Labeled positives, deterministic range** (strategy ``"positives"``): with the labels
+  of L known and the positive count of the pool in a known interval, every measure of
+  every rule lies in the range of :mod:`evalstats.budget._ranges`; the planner takes its
+  worst case over the rule's hits on the labeled positives. No probability is involved
+  beyond that of the interval (a pilot's).
+* **Random labels, subset estimate** (strategy ``"random"``): with ``k`` labels drawn at
+  random, the subset estimate TP_L/|L_R+| of any rule is a hypergeometric proportion among
+  the ``m`` labeled members of the measure's denominator (|L_R+| for precision, |L_O+| for
+  recall, |L_O-| for specificity). Its half-width is taken at the worst proportion inside
+  the measure's feasibility range (the range before any label, e.g. precision at most
+  P/|S_R+|; exact quantiles at the candidates of :data:`WORST_P`, clipped into it, or
+  Bernstein with the finite-population variance m p(1-p)(D-m)/(D-1) at the point nearest
+  1/2), or at a planning value when one is given; and ``m`` at its lower δ_c quantile
+  (the class counts of a random sample are random; δ_c = δ/20, union bound). The reported
+  interval is the subset interval intersected with the feasibility range, so a measure
+  whose range is already narrow enough needs no label.
 """
 
 from __future__ import annotations
@@ -27,9 +27,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._bounds import Discrete, bernstein_count_halfwidth, discrete_ppf
+from ._ranges import prior_range, worst_halfwidth
 
 #: share of δ spent on the random number of labeled examples in a denominator
 COUNT_DELTA_SHARE = 0.05
+#: proportions at which the exact half-width of a subset estimate is evaluated for its
+#: worst case (the exact half-width peaks near 1/2, not always at it, by discreteness)
+WORST_P = (0.5, 0.45, 0.55, 0.4, 0.6)
 
 
 def denominator_size(measure: str, n_pool: float, n_pos: float, n_rpos: float) -> float:
@@ -37,35 +41,10 @@ def denominator_size(measure: str, n_pool: float, n_pos: float, n_rpos: float) -
     return {"precision": n_rpos, "sensitivity": n_pos, "specificity": n_pool - n_pos}[measure]
 
 
-def range_width(n_pool, n_pos, n_rpos, k, extra_pos=0.0):
-    """Worst-case width W of the unknown count of any rule after ``k`` labeled positives.
-
-    ``extra_pos`` widens the count of unlabeled positives (prevalence only known to within
-    ``extra_pos`` examples).
-    """
-    k = np.asarray(k, float)
-    u = n_pool - k
-    u_pos = np.clip(n_pos + extra_pos, 0, n_pool) - k
-    u_neg = n_pool - n_pos + extra_pos
-    a_lo = np.maximum(n_rpos - np.minimum(k, n_rpos), 0.0)
-    a = np.clip(u / 2.0, a_lo, n_rpos)
-    return np.maximum(np.minimum.reduce([a, u - a, np.maximum(u_pos, 0.0),
-                                         np.broadcast_to(u_neg, a.shape)]), 0.0)
-
-
-def positives_halfwidth(measure: str, n_pool, n_pos, n_rpos, k, extra_pos=0.0):
-    """Half-width of the deterministic range of ``measure`` after ``k`` labeled positives.
-
-    With the prevalence known to ±``extra_pos`` examples, Se and Sp denominators are
-    uncertain too; since the measures lie in [0, 1] this adds at most
-    (D_hi - D_lo)/(2 D_lo) = extra_pos / D_lo.
-    """
-    w = range_width(n_pool, n_pos, n_rpos, k, extra_pos)
-    d = denominator_size(measure, n_pool, n_pos, n_rpos)
-    if measure == "precision":
-        return w / (2.0 * d)
-    d_lo = max(d - extra_pos, 1.0)
-    return w / (2.0 * d_lo) + extra_pos / d_lo
+def positives_halfwidth(measure: str, n_pool, p_lo, p_hi, n_rpos, k):
+    """Worst-case half-width of the deterministic range after ``k`` labeled positives, the
+    pool's positive count in ``[p_lo, p_hi]``."""
+    return worst_halfwidth(measure, n_pool, p_lo, p_hi, n_rpos, k)
 
 
 def labeled_count_low(n_pool, d, k, delta_c):
@@ -79,9 +58,10 @@ def labeled_count_low(n_pool, d, k, delta_c):
     return discrete_ppf(dist, np.full(k.shape, delta_c), k * d / n_pool)
 
 
-def subset_halfwidth(d, m, bound: str, delta):
-    """Worst-case (over the unknown proportion) half-width of a proportion estimated from
-    ``m`` examples drawn at random without replacement from a subpopulation of ``d``."""
+def subset_halfwidth(d, m, bound: str, delta, p_range=(0.0, 1.0), expected=None):
+    """Half-width of a proportion estimated from ``m`` examples drawn at random without
+    replacement from a subpopulation of ``d``: worst case over proportions in ``p_range``,
+    or at the planning value ``expected``."""
     m = np.asarray(m, float)
     d = float(d)
     out = np.full(m.shape, np.inf)
@@ -89,27 +69,50 @@ def subset_halfwidth(d, m, bound: str, delta):
     if not ok.any():
         return out
     mm = m[ok]
+    lo, hi = (float(v) for v in p_range)
     if bound == "bernstein":
-        v = mm * 0.25 * (d - mm) / max(d - 1.0, 1.0)
+        p = float(np.clip(0.5, lo, hi)) if expected is None else float(expected)
+        v = mm * p * (1 - p) * (d - mm) / max(d - 1.0, 1.0)
         out[ok] = bernstein_count_halfwidth(v, delta) / mm
         return out
+    cands = np.unique(np.clip(WORST_P, lo, hi)) if expected is None else [float(expected)]
     mi = np.rint(mm).astype(np.int64)
     worst = np.zeros(mm.shape)
-    for p in (0.5, 0.45, 0.55, 0.4, 0.6):
+    for p in cands:
         tp = int(round(p * d))
         dist = Discrete("hypergeom", np.full_like(mi, int(round(d))), np.full_like(mi, tp), mi)
         mean = mm * (tp / d)
-        lo = discrete_ppf(dist, np.full(mm.shape, delta / 2.0), mean)
-        hi = discrete_ppf(dist, np.full(mm.shape, 1.0 - delta / 2.0), mean)
-        worst = np.maximum(worst, np.maximum(tp / d - lo / mm, hi / mm - tp / d))
+        q_lo = discrete_ppf(dist, np.full(mm.shape, delta / 2.0), mean)
+        q_hi = discrete_ppf(dist, np.full(mm.shape, 1.0 - delta / 2.0), mean)
+        worst = np.maximum(worst, np.maximum(tp / d - q_lo / mm, q_hi / mm - tp / d))
     out[ok] = worst
     return out
 
 
-def random_halfwidth(measure: str, n_pool, n_pos, n_rpos, k, bound: str, delta):
+def smallest_denominator(measure: str, n_pool, p_lo, p_hi, n_rpos) -> float:
+    """Size of the measure's denominator in the pool, at the end of the positive-count
+    interval where it is smallest: random labels then hold the fewest of its members, and
+    the half-width, about z sqrt(p(1-p)(1 - k/|S|)/(k D/|S|)), is largest."""
+    if measure == "precision":
+        return float(n_rpos)
+    if measure == "sensitivity":
+        return float(p_lo)
+    return float(n_pool - p_hi)
+
+
+def random_halfwidth(measure: str, n_pool, p_lo, p_hi, n_rpos, k, bound: str, delta,
+                     feasibility: bool = True, expected=None):
     """Half-width of the subset estimate of any rule after ``k`` random labels, with the
-    labeled count of the denominator at its lower quantile (δ split by a union bound)."""
-    d = denominator_size(measure, n_pool, n_pos, n_rpos)
+    labeled count of the denominator at its lower quantile (δ split by a union bound),
+    intersected with the feasibility range when ``feasibility``."""
+    d = smallest_denominator(measure, n_pool, p_lo, p_hi, n_rpos)
     delta_c = COUNT_DELTA_SHARE * delta
     m = labeled_count_low(n_pool, d, k, delta_c)
-    return np.minimum(subset_halfwidth(d, m, bound, delta - delta_c), 1.0)
+    p_range = (0.0, 1.0)
+    if feasibility:
+        lo, hi = (float(v) for v in prior_range(measure, n_pool, p_lo, p_hi, n_rpos))
+        p_range = (lo, hi)
+    hw = np.minimum(subset_halfwidth(d, m, bound, delta - delta_c, p_range, expected), 1.0)
+    if feasibility:
+        hw = np.minimum(hw, (p_range[1] - p_range[0]) / 2.0)
+    return hw

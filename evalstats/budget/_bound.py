@@ -18,7 +18,7 @@ from .._validation import (
     check_scalar,
     fail,
 )
-from .._warnings import ApproximationWarning, Notes
+from .._warnings import ApproximationWarning, InputWarning, Notes
 from . import _bounds as _bb
 from ._common import check_measure, delta_iv, pool_iv, public_name
 
@@ -51,6 +51,16 @@ class BoundResult(EvalResult):
         Range of the measure over every possible labeling of U (rule-agnostic).
     counts : mapping
         The pool and labeled counts used.
+    random_rule_p_value : float or None
+        With given rule hits: the exact two-sided p-value of the random-rule model for
+        them (Bonferroni over the labeled positives and negatives); None otherwise.
+    random_rule : bool
+        False when that p-value is below δ/K: the hits contradict the model at the
+        bound's own level.
+    deterministic : bool
+        True when the result is the deterministic range (hits that contradict the
+        random-rule model, or a positive count known only to an interval): estimate its
+        midpoint, ``conf_int`` the range at every level, ``std_error`` None.
     """
 
     measure: str = "precision"
@@ -63,13 +73,20 @@ class BoundResult(EvalResult):
     paper_condition_holds: bool = True
     deterministic_range: tuple[float, float] = (0.0, 1.0)
     counts: Mapping[str, float] = field(default_factory=dict)
+    random_rule_p_value: float | None = None
+    random_rule: bool = True
+    deterministic: bool = False
 
     def _pool_counts(self) -> _bb.PoolCounts:
         return _bb.PoolCounts(**{k: np.asarray([v], float) for k, v in self.counts.items()})
 
     def half_width_at(self, confidence_level: float) -> float:
-        """Half-width at another level (union bound over ``n_rules`` included)."""
+        """Half-width at another level (union bound over ``n_rules`` included); for a
+        rule whose hits contradict the random-rule model, half the deterministic range."""
         level = check_confidence_level(confidence_level)
+        if self.deterministic:
+            lo, hi = self.deterministic_range
+            return (hi - lo) / 2.0
         delta = (1.0 - level) / self.n_rules
         return float(_bb.measure_halfwidth(self.measure, self._pool_counts(), self.variance,
                                            self.bound, delta)[0])
@@ -86,8 +103,10 @@ class BoundResult(EvalResult):
         return float(p[0]) if p.size == 1 else p
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
-        h = self.half_width_at(level)
         lo, hi = self.deterministic_range
+        if self.deterministic:
+            return ConfidenceInterval(lo, hi)
+        h = self.half_width_at(level)
         return ConfidenceInterval(max(lo, self.estimate - h), min(hi, self.estimate + h))
 
     def _tidy_rows(self, level, method: str = ""):
@@ -135,8 +154,9 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
         ``"sensitivity"`` is accepted as an alias of ``"recall"``.
     n_pool : int
         |S|.
-    prevalence, n_pool_positive : float or int
-        ε_O+(S) in (0, 1), or |S_O+| (give exactly one).
+    prevalence, n_pool_positive : float or int, or an interval (low, high)
+        ε_O+(S) in (0, 1), or |S_O+| (give exactly one). An interval means the count is
+        only known to lie in it: the result is then the deterministic range over it.
     rule_rate, n_rule_positive : float or int
         ε_R+(S) in (0, 1), or |S_R+| (give exactly one).
     n_labeled_positive, n_labeled_negative : int
@@ -172,6 +192,13 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
     squared denominator. Bernstein: :math:`P(|X - EX| ≥ s) ≤ 2\exp(-(s^2/2)/(V+s/3))`,
     inverted exactly as :math:`s = L/3 + \sqrt{L^2/9 + 2VL}`, :math:`L = \log(2K/δ)`.
 
+    The Bernstein interval holds for *random* rules only. When the rule's hits on the
+    labels are given, they are tested against the random-rule model
+    (:func:`random_rule_p_value`); if the model is rejected at δ/K (an informative rule,
+    e.g. 180 hits among 200 labeled positives for a rule flagging 5 % of the pool), the
+    result warns and becomes the deterministic range, which holds for any rule
+    (``random_rule=False``). Without given hits the random-rule expectation is used.
+
     References
     ----------
     .. [1] Valizadegan, Amizadeh & Hauskrecht (2012). Effective sampling strategies for
@@ -204,24 +231,75 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
     mean = float(_bb.measure_mean(measure, c)[0])
     hw = float(_bb.measure_halfwidth(measure, c, variance, bound, delta_k)[0])
     holds = bool(_bb.paper_form_valid(v, delta_k))
-    lo, hi = (float(x[0]) for x in _bb.deterministic_range(measure, c))
+    lo, hi = _range(measure, counts, a["p_range"])
+    given = rule_hits_positive is not None or rule_hits_negative is not None
+    p_random = random_rule_p_value(counts) if given else None
+    random_rule = p_random is None or p_random >= delta_k
     notes = _bound_notes(bound, variance, holds, v, delta_k,
-                         rule_hits_positive is None and counts["l_pos"] + counts["l_neg"] > 0)
+                         not given and counts["l_pos"] + counts["l_neg"] > 0)
+    method = f"{bound} / {variance}"
+    if not random_rule:
+        notes.warn(InputWarning,
+                   f"The rule's hits on the labels ({counts['tp_l']:g} of "
+                   f"{counts['l_pos']:g} positives, {counts['fp_l']:g} of {counts['l_neg']:g} "
+                   f"negatives) are not those of a random rule (p = {p_random:.2g} < "
+                   f"{delta_k:.3g}): the Bernstein interval would not hold for it. The "
+                   "result is the deterministic range, valid for any rule.")
+    if a["p_range"] is not None:
+        notes.add(f"The positive count is known only to lie in [{a['p_range'][0]}, "
+                  f"{a['p_range'][1]}]: the result is the deterministic range over it, "
+                  "valid for any rule.")
+    deterministic = not random_rule or a["p_range"] is not None
+    if deterministic:
+        mean, hw, method = (lo + hi) / 2.0, (hi - lo) / 2.0, "deterministic range"
     n_pool, n_pos, n_rpos = counts["s"], counts["s_pos"], counts["s_rpos"]
     l_pos, l_neg = counts["l_pos"], counts["l_neg"]
     return BoundResult(
-        estimate=mean, std_error=float(np.sqrt(v) / den), confidence_level=level,
-        method=f"{bound} / {variance}", term=public_name(measure), n=l_pos + l_neg, n_unit="labels",
+        estimate=mean, std_error=None if deterministic else float(np.sqrt(v) / den),
+        confidence_level=level, method=method, term=public_name(measure),
+        n=l_pos + l_neg, n_unit="labels",
         data=f"|S| = {n_pool}, |S_O+| = {n_pos}, |S_R+| = {n_rpos:g}",
         call=dict(function="bernstein_bound", measure=public_name(measure), n_pool=n_pool,
-                  bound=bound,
-                  variance=variance),
+                  bound=bound, variance=variance),
         diagnostics=dict(delta_per_rule=delta_k), notes=notes.as_tuple(), measure=measure,
         bound=bound, variance=variance, half_width=hw, count_variance=v, denominator=den,
         n_rules=n_rules, paper_condition_holds=holds, deterministic_range=(lo, hi),
-        counts=counts)
+        counts=counts, random_rule_p_value=p_random, random_rule=random_rule,
+        deterministic=deterministic)
 
 
+def _range(measure, counts, p_range) -> tuple[float, float]:
+    """The deterministic range of any rule with these counts (over ``p_range``, an
+    interval of the positive count, when given)."""
+    from ._ranges import measure_range
+
+    p_lo, p_hi = p_range if p_range is not None else (counts["s_pos"], counts["s_pos"])
+    lo, hi = measure_range(measure, counts["s"], p_lo, p_hi, counts["s_rpos"],
+                           counts["l_pos"], counts["l_neg"], counts["tp_l"], counts["fp_l"])
+    return float(lo), float(hi)
+
+
+def random_rule_p_value(counts) -> float:
+    r"""Exact two-sided p-value of the random-rule model for a rule's hits on the labels.
+
+    A random rule flags a uniformly random set of |S_R+| examples, so its hits on the
+    labeled positives are Hypergeometric(|S|, |S_R+|, |L_O+|) and on the labeled negatives
+    Hypergeometric(|S|, |S_R+|, |L_O-|). Each count gets the two-sided p-value
+    min(1, 2 min(P(X ≤ x), P(X ≥ x))); the two are combined by Bonferroni (twice the
+    smaller). Fractional hits (expectations) are rounded.
+    """
+    from scipy import stats
+
+    n, size = int(counts["s"]), int(round(counts["s_rpos"]))
+    ps = []
+    for hits, labeled in ((counts["tp_l"], counts["l_pos"]), (counts["fp_l"], counts["l_neg"])):
+        if labeled <= 0:
+            continue
+        x = round(hits)
+        lower = stats.hypergeom.cdf(x, n, size, int(labeled))
+        upper = stats.hypergeom.sf(x - 1, n, size, int(labeled))
+        ps.append(min(1.0, 2.0 * min(lower, upper)))
+    return float(min(1.0, len(ps) * min(ps))) if ps else 1.0
 
 
 def _bernstein_bound_iv(measure, n_pool, prevalence, rule_rate, n_pool_positive,
@@ -232,11 +310,17 @@ def _bernstein_bound_iv(measure, n_pool, prevalence, rule_rate, n_pool_positive,
     measure = check_measure(measure)
     bound = check_option(bound, "bound", _bb.BOUNDS)
     variance = variance_for(bound, variance)
+    p_range = None
+    if isinstance(prevalence, tuple | list) or isinstance(n_pool_positive, tuple | list):
+        n_pool, p_range = _count_interval(n_pool, prevalence, n_pool_positive)
+        prevalence, n_pool_positive = None, int(round(sum(p_range) / 2))
     n_pool, n_pos, n_rpos = pool_iv(n_pool, prevalence, n_pool_positive, rule_rate,
                                     n_rule_positive)
     level, n_rules = delta_iv(delta, confidence_level, n_rules)
-    l_pos = check_int(n_labeled_positive, "n_labeled_positive", low=0, high=n_pos)
-    l_neg = check_int(n_labeled_negative, "n_labeled_negative", low=0, high=n_pool - n_pos)
+    p_lo, p_hi = p_range if p_range is not None else (n_pos, n_pos)
+    l_pos = check_int(n_labeled_positive, "n_labeled_positive", low=0, high=p_hi)
+    l_neg = check_int(n_labeled_negative, "n_labeled_negative", low=0, high=n_pool - p_lo)
+    n_pos = int(np.clip(n_pos, l_pos, n_pool - l_neg))  # the point of the random-rule model
     rate = n_rpos / n_pool
     tp_l = rate * l_pos if rule_hits_positive is None else check_scalar(
         rule_hits_positive, "rule_hits_positive", 0, l_pos)
@@ -256,7 +340,29 @@ def _bernstein_bound_iv(measure, n_pool, prevalence, rule_rate, n_pool_positive,
     counts = dict(s=n_pool, s_pos=n_pos, s_rpos=n_rpos, l_pos=l_pos, l_neg=l_neg, tp_l=tp_l,
                   fp_l=fp_l)
     return dict(measure=measure, variance=variance, bound=bound, level=level,
-                n_rules=n_rules, counts=counts)
+                n_rules=n_rules, counts=counts, p_range=p_range)
+
+
+def _count_interval(n_pool, prevalence, n_pool_positive):
+    """``(n_pool, (low, high))``: an interval of the positive count from
+    ``prevalence=(low, high)`` or ``n_pool_positive=(low, high)``."""
+    from ._prevalence import prevalence_iv
+
+    if isinstance(n_pool, float) and n_pool.is_integer():
+        n_pool = int(n_pool)
+    n_pool = check_int(n_pool, "n_pool", low=2)
+    if prevalence is not None and n_pool_positive is not None:
+        raise fail("prevalence", "given, or `n_pool_positive` given instead (exactly one)",
+                   got=f"prevalence={prevalence!r}, n_pool_positive={n_pool_positive!r}")
+    if n_pool_positive is not None:
+        if len(n_pool_positive) != 2:
+            raise fail("n_pool_positive", "a count or an interval (low, high)",
+                       value=n_pool_positive)
+        lo = check_int(n_pool_positive[0], "n_pool_positive[0]", low=1, high=n_pool - 1)
+        hi = check_int(n_pool_positive[1], "n_pool_positive[1]", low=lo, high=n_pool - 1)
+        return n_pool, (lo, hi)
+    prev = prevalence_iv(n_pool, tuple(prevalence), None, True)
+    return n_pool, (prev.low, prev.high)
 
 
 def variance_for(bound: str, variance: str | None) -> str:

@@ -420,10 +420,13 @@ def _exact_prevalence_size(p: float, h: float, delta: float, n_pool: int | None)
     def ok_all(ms: np.ndarray) -> np.ndarray:
         """Whether the central 1 − δ interval of ε̂ from each size in ``ms`` is within h."""
         if n_pool is not None:
+            # the δ/2 quantile is >= L iff cdf(L - 1) < δ/2, the 1 - δ/2 quantile is <= U
+            # iff cdf(U) >= 1 - δ/2: two cdf calls instead of two quantile searches
             pos = int(round(p * n_pool))
             d = Discrete("hypergeom", np.full(ms.shape, n_pool), np.full(ms.shape, pos), ms)
-            lo = discrete_ppf(d, np.full(ms.shape, delta / 2), ms * pos / n_pool) / ms
-            hi = discrete_ppf(d, np.full(ms.shape, 1 - delta / 2), ms * pos / n_pool) / ms
+            low = np.ceil(ms * (p - h) - 1e-9)
+            high = np.floor(ms * (p + h) + 1e-9)
+            return (d.cdf(low - 1) < delta / 2) & (d.cdf(high) >= 1 - delta / 2)
         else:
             lo, hi = proportion_confint(np.rint(p * ms), ms, alpha=delta, method="beta")
         return np.maximum(p - lo, hi - p) <= h
@@ -442,13 +445,10 @@ def _exact_prevalence_size(p: float, h: float, delta: float, n_pool: int | None)
         # nested and the size never falls when δ does (bisection gave 9 labels at 80 %
         # and 7 at 85 % on a 285-item pool)
         ms = np.arange(1, hi_m + 1)
-        fails = np.flatnonzero(~ok_all(ms))
+        # in chunks: the cdf's summation window is set by the widest law of a call
+        passed = np.concatenate([ok_all(c) for c in np.array_split(ms, max(1, hi_m // 2000))])
+        fails = np.flatnonzero(~passed)
         return int(ms[fails[-1]] + 1) if fails.size else 1
-    lo_m = 1
-    while lo_m < hi_m:  # smallest m with ok(m); bisection on a (nearly) monotone criterion
-        mid = (lo_m + hi_m) // 2
-        if ok(mid):
-            hi_m = mid
-        else:
-            lo_m = mid + 1
-    return lo_m
+    from ._common import first_true
+
+    return first_true(ok, 1, hi_m)  # bisection on a (nearly) monotone criterion

@@ -162,3 +162,15 @@ def measure_pairs(values, name: str = "measures") -> tuple[tuple[str, str], ...]
     if not pairs:
         raise fail(name, "a non-empty subset of precision, recall, specificity", value=values)
     return pairs
+
+
+def first_true(pred: Callable[[int], bool], lo: int, hi: int) -> int:
+    """Smallest integer in [lo, hi] where the monotone ``pred`` holds (``hi`` if none
+    below it): bisection."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

@@ -23,13 +23,12 @@ def stratified_ratio(y: np.ndarray, r: np.ndarray, strata: np.ndarray,
     (Cochran 1977, eqs 5.9 and 6.13). ``r`` is (n, K); returns arrays of length K:
     estimate, std_error, estimated denominator total, and the number of strata with one
     label (whose variance contribution cannot be estimated and is left out), and a
-    smoothed standard error, in which each stratum's residual variance is computed from the
-    three cells the residual can take (x = 0; x = 1, z = 0; x = 1, z = 1; z ≤ x for the
-    three measures) with half a pseudo-count added to each cell (Jeffreys-type smoothing,
-    :func:`smoothed_residual_variance`). This keeps a stratum in which a rule's positives
-    are rare from contributing a variance near 0 (the source of under-coverage at small
-    strata: 0.88 for an informative rule at 200/100 labels per stratum); with well filled
-    cells it equals the usual estimate up to O(1/n_h).
+    smoothed standard error, in which each stratum's residual variance takes the label
+    rate of each (stratum, prediction) cell at its posterior mean under a Jeffreys prior
+    (:func:`label_smoothed_variance`). A stratum whose sample missed the rare labels of a
+    heavily weighted cell then still contributes variance (the textbook estimate gives it
+    none, the source of under-coverage at small strata); with well filled cells it equals
+    the usual estimate up to O(1/n_h).
     """
     y = y[:, None].astype(float)
     r = r.astype(float)
@@ -56,8 +55,7 @@ def stratified_ratio(y: np.ndarray, r: np.ndarray, strata: np.ndarray,
             continue
         fpc = big_n ** 2 * (1.0 - n_h / big_n) / n_h
         var += fpc * e[m].var(axis=0, ddof=1)
-        var_s += fpc * smoothed_residual_variance(z[m], x[m], est, xt, n_h,
-                                                  always=measure != "precision")
+        var_s += fpc * label_smoothed_variance(y[m], r[m], measure, est, xt)
     return est, np.sqrt(var), xt, n_single, np.sqrt(np.maximum(var, var_s))
 
 
@@ -80,21 +78,20 @@ def poisson_ratio(y: np.ndarray, r: np.ndarray, pi: np.ndarray, measure: str):
     var = ((1.0 - pi) * w * w) @ (e * e)
     # never below the textbook variance: averaging (1-π)/π² within a bin loses the
     # correlation between the largest weights and the largest residuals
-    var_s = np.maximum(var, _poisson_smoothed_variance(z, x, pi, est, xt, measure))
+    var_s = np.maximum(var, _poisson_smoothed_variance(z, pi, est, xt, measure, y, r))
     return est, np.sqrt(var), xt, np.sqrt(var_s)
 
 
-def _poisson_smoothed_variance(z, x, pi, est, xt, measure: str, n_bins: int = 5):
+def _poisson_smoothed_variance(z, pi, est, xt, measure: str, y, r, n_bins: int = 5):
     r"""Poisson-design variance with the residual cells smoothed within bins of π.
 
     Rows are grouped into up to ``n_bins`` bins of similar inclusion probability (at least
     20 rows each); within bin b the residual distribution is replaced by its smoothed
-    three-cell version (:func:`smoothed_residual_variance`), giving
+    version (:func:`label_smoothed_variance`), giving
     :math:`\sum_b \overline{(1-π)/π^2}_b\, n_b \sum_c \tilde p_{bc} e_c^2` (the smoothed
     second moment of the residuals in bin b; uncentred, as in the Poisson-design variance).
     A rare, heavily weighted event (e.g. a positive with a tiny π that the sample missed)
-    then still contributes variance; the textbook estimator gives it none, and covered 0.35
-    for the recall of a rule on letter-A (benchmark).
+    then still contributes variance; the textbook estimator gives it none.
     """
     n = len(pi)
     order = np.argsort(pi, kind="stable")
@@ -105,40 +102,57 @@ def _poisson_smoothed_variance(z, x, pi, est, xt, measure: str, n_bins: int = 5)
         if m < 2:
             continue
         factor = float(np.mean((1.0 - pi[idx]) / pi[idx] ** 2))
-        var += factor * m * smoothed_residual_variance(z[idx], x[idx], est, xt, m,
-                                                       centered=False,
-                                                       always=measure != "precision")
+        var += factor * m * label_smoothed_variance(y[idx], r[idx], measure, est, xt,
+                                                    centered=False)
     return var
 
 
-def smoothed_residual_variance(z, x, est, xt, n_h: int, centered: bool = True,
-                               always: bool = True):
-    r"""Stratum variance of the residuals :math:`e = (z - \hat R x)/\hat X` with half a
-    pseudo-count in each of the three cells (x, z) ∈ {(0, 0), (1, 0), (1, 1)} (for
-    ``always=False`` only where some x = 1 was observed).
+#: residual e = (z - R x)/X of each (rule prediction, label) cell, as (coefficient of
+#: 1/X, coefficient of -R/X): z and x of the three measures
+_CELL_RESIDUAL = {
+    "precision": {(1, 1): 1.0, (1, 0): 0.0},
+    "sensitivity": {(1, 1): 1.0, (0, 1): 0.0},
+    "specificity": {(0, 0): 1.0, (1, 0): 0.0},
+}
 
-    :math:`\tilde p_c = (n_c + 1/2)/(n_h + 3/2)`,
-    :math:`\tilde s^2 = \frac{n_h}{n_h - 1}(\sum_c \tilde p_c e_c^2 - (\sum_c \tilde p_c
-    e_c)^2)` (``centered=False``: the smoothed second moment) with :math:`e_{00} = 0`,
-    :math:`e_{10} = -\hat R/\hat X`,
-    :math:`e_{11} = (1 - \hat R)/\hat X`. ``z`` and ``x`` are (n_h, K) indicator arrays.
+
+def label_smoothed_variance(y, r, measure: str, est, xt, centered: bool = True):
+    r"""Residual variance of one stratum with a Jeffreys prior on the unknown labels.
+
+    The rule's predictions are known; only the labels are not. Within each prediction
+    cell (r = 0, r = 1) of the stratum the label rate is taken as the posterior mean under
+    a Beta(1/2, 1/2) prior, :math:`(n_{r1} + 1/2)/(n_r + 1)`, and the cell's share as its
+    sample share :math:`n_r/n_h`. The four (r, y) cells then carry the residuals
+    :math:`e = (z - \hat R x)/\hat X` of the measure (0, :math:`-\hat R/\hat X` or
+    :math:`(1 - \hat R)/\hat X`), and the stratum variance is
+    :math:`\frac{n_h}{n_h-1}(\sum_c \tilde p_c e_c^2 - (\sum_c \tilde p_c e_c)^2)`
+    (``centered=False``: the second moment). A cell the sample shows no example of keeps
+    probability 0: a rule that never fires in a stratum gets no invented prediction there
+    (the smoothing of a simple random sample is that of one stratum, so it does not
+    penalise stratified designs); a cell whose labels were all one class gets the other
+    class with rate 1/(2(n_r + 1)).
     """
-    n10 = ((x == 1) & (z == 0)).sum(axis=0)
-    n11 = ((x == 1) & (z == 1)).sum(axis=0)
-    n00 = n_h - n10 - n11
-    # ``always=False`` (precision, whose denominator is the rule's own prediction): a
-    # stratum without any denominator example keeps variance 0, because rules built from
-    # the stratifying score are often structurally absent from a stratum. Labels (recall,
-    # specificity) never are: a stratum where no positive was drawn still gets smoothed.
-    c = np.where((n10 + n11 > 0) | always, 0.5, 0.0)
-    tot = n_h + 3 * c
-    p = [(n00 + c) / tot, (n10 + c) / tot, (n11 + c) / tot]
+    y = np.asarray(y, float).reshape(-1, 1)
+    r = np.asarray(r, float)
+    n_h = len(y)
     with np.errstate(divide="ignore", invalid="ignore"):
-        e10 = np.where(xt > 0, -est / xt, 0.0)
-        e11 = np.where(xt > 0, (1.0 - est) / xt, 0.0)
-    e10, e11 = np.nan_to_num(e10), np.nan_to_num(e11)
-    mean = p[1] * e10 + p[2] * e11
-    second = p[1] * e10 ** 2 + p[2] * e11 ** 2
+        one = np.where(xt > 0, (1.0 - est) / xt, 0.0)
+        minus = np.where(xt > 0, -est / xt, 0.0)
+    one, minus = np.nan_to_num(one), np.nan_to_num(minus)
+    mean = np.zeros(r.shape[1])
+    second = np.zeros(r.shape[1])
+    for rv in (0, 1):
+        in_cell = r == rv
+        n_r = in_cell.sum(axis=0)
+        rate = (((y == 1) & in_cell).sum(axis=0) + 0.5) / (n_r + 1.0)
+        share = n_r / n_h
+        for yv, p_y in ((1, rate), (0, 1.0 - rate)):
+            kind = _CELL_RESIDUAL[measure].get((rv, yv))
+            if kind is None:
+                continue
+            e = one if kind == 1.0 else minus
+            mean += share * p_y * e
+            second += share * p_y * e * e
     if not centered:
         return second
-    return n_h / (n_h - 1.0) * np.maximum(second - mean ** 2, 0.0)
+    return n_h / max(n_h - 1.0, 1.0) * np.maximum(second - mean ** 2, 0.0)

@@ -3,6 +3,7 @@ its result, :class:`RetrievalResult`."""
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -146,13 +147,18 @@ def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided",
     Notes
     -----
     The labels are *not* a probability sample: which examples get labeled depends on the
-    labels seen so far, so no design-based variance exists and :func:`evaluate_rules`
-    refuses them (also after blind labeling). Use them with :func:`bernstein_bound`: its
-    ``deterministic_range`` holds for *any* rule when the prevalence is known (the
-    guarantee :func:`plan_labels` plans for by default). For estimates with valid
-    intervals, fix a surrogate score first and draw labels at random within its strata
-    (:meth:`LabelDesign.stratified`) or with known probabilities
-    (:meth:`LabelDesign.poisson`).
+    labels seen so far, so no design-based variance exists, and :func:`evaluate_rules`
+    refuses them (the result, its ``labels`` array, and blind labeling alike). What they
+    do support is the deterministic range of each measure of any rule, which needs only
+    the labeled positives and the pool's positive count:
+    ``bernstein_bound(..., rule_hits_positive=..., rule_hits_negative=...)`` returns it
+    (its ``deterministic_range``; with hits that are not those of a random rule, as a
+    real classifier's are, its interval too). The Bernstein interval of that function
+    holds only for random rules, never for a classifier evaluated on these labels. For
+    estimates with intervals, fix a surrogate score first and draw labels at random
+    within its strata (:meth:`LabelDesign.stratified`) or with known probabilities
+    (:meth:`LabelDesign.poisson`). :func:`plan_labels` with ``scores=`` forecasts the
+    labels needed to find a given number of positives in score order.
 
     See Also
     --------
@@ -189,11 +195,31 @@ def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided",
     else:
         order, lab, n_rounds = random_order(oracle, n_pool, n_labels, gen)
         n_seed = 0
-    return RetrievalResult(
+    res = RetrievalResult(
         call=dict(function="guided_sample", n_labels=n_labels, strategy=strategy,
                   n_seed=n_seed, batch_size=batch_size),
         diagnostics=dict(n_rounds=n_rounds), indices=order, labels=lab, n_seed=n_seed,
         strategy=strategy, pool_prevalence=prev)
+    if strategy == "guided":
+        remember_guided(res.labels)
+    return res
+
+
+#: the ``labels`` arrays of guided samples alive in this session (by identity), so that
+#: :func:`evaluate_rules` can refuse one declared as a probability sample
+_GUIDED: dict[int, weakref.ref] = {}
+
+
+def remember_guided(labels: np.ndarray) -> None:
+    """Record a guided sample's labels array (weakly: it is forgotten with the result)."""
+    key = id(labels)
+    _GUIDED[key] = weakref.ref(labels, lambda _, key=key: _GUIDED.pop(key, None))
+
+
+def is_guided(labels) -> bool:
+    """Whether ``labels`` is the labels array of a guided sample of this session."""
+    ref = _GUIDED.get(id(labels))
+    return ref is not None and ref() is labels
 
 
 

@@ -111,10 +111,13 @@ class RuleEvaluation(EvalResult):
 
     ``estimate`` is the first row's estimate; ``table`` holds ``rule, measure, estimate,
     std_error, std_error_smoothed, denominator_total, n_denominator``. ``std_error`` is the
-    textbook linearised (Taylor) standard error; ``std_error_smoothed`` adds half a
-    pseudo-count to each residual cell of every stratum (Poisson designs: of every bin of
-    similar inclusion probability), so that rare, heavily weighted events that the sample
-    missed do not give a variance near 0.
+    textbook linearised (Taylor) standard error; ``std_error_smoothed`` takes the label
+    rate of each (stratum, rule prediction) cell at its posterior mean under a Jeffreys
+    prior Beta(1/2, 1/2) (Poisson designs: within bins of similar inclusion probability),
+    so that rare, heavily weighted labels that the sample missed do not give a variance
+    near 0. The rule's predictions are known, so no prediction is invented where the rule
+    does not fire, and a simple random sample (one stratum) is smoothed in the same way
+    as each stratum of an enriched design.
 
     Interval methods (``conf_int(method=...)``): ``"korn_graubard_smoothed"`` (default):
     Clopper-Pearson at the design effective sample size n_eff = p(1-p)/se² with the
@@ -163,8 +166,10 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
 
     Parameters
     ----------
-    labels : array-like of 0/1, shape (n,)
-        Oracle labels of the labeled examples.
+    labels : array-like of 0/1, shape (n,), or RetrievalResult
+        Oracle labels of the labeled examples. A sample of :func:`guided_sample` with
+        ``strategy="guided"`` (the result or its ``labels`` array) is refused whatever
+        ``design`` says: it is not a probability sample.
     rules : array-like (n, K), DataFrame or mapping
         Predictions (0/1) of K rules on the labeled examples; DataFrame columns or mapping
         keys name the rules.
@@ -172,7 +177,8 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
         The sampling design: stratified, simple or Poisson. A blind design
         (:meth:`LabelDesign.blind`, the paper's eq 4.30 after guided retrieval) is refused
         with a ``ValueError``: the labels are not a probability sample, so no valid
-        design-based variance exists (see the error for the alternatives).
+        design-based variance exists (see the error for the alternatives). Anything else
+        is a ``TypeError`` (a :class:`RetrievalResult` gets one saying what to pass).
     measures : sequence of str
         Any of ``"precision"``, ``"recall"`` (alias ``"sensitivity"``) and
         ``"specificity"``; the table uses the spelling given.
@@ -189,11 +195,12 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
     ratio is consistent, with the linearised (Taylor) variance of the residuals
     e_i = (z_i - R̂ x_i)/X̂ (Cochran 1977, Sec. 6.11; Särndal et al. 1992, Sec. 5.6). The
     interval is Clopper-Pearson at the effective sample size p(1-p)/se² (Korn & Graubard
-    1998) with a smoothed stratum variance (half a pseudo-count per residual cell): at
-    200/100 labels per stratum of ``sim_pool`` the textbook se covered 0.88 for the
-    precision of an informative rule (prob > 0.2), the smoothed one 0.93-0.94 (300 seeded
-    replications, SE 0.014). ``benchmarks/budget_label_reduction.py`` measures every
-    design on four pools: stratified 0.953-1.000, simple 0.950-1.000, Poisson 0.967-1.000.
+    1998) with the smoothed variance of :class:`RuleEvaluation`: the only unknowns are the
+    labels, so each (stratum, prediction) cell's label rate gets the Jeffreys posterior
+    mean (n_1 + 1/2)/(n + 1), the reference prior of a binomial rate. The textbook
+    variance is near 0 when a stratum's sample missed a cell's rare labels and then
+    under-covers; the smoothing adds what one half-label of each class would carry, in
+    every design alike, and leaves cells the sample never saw at probability 0.
     The smoothed variance is never below the textbook one. A
     ratio whose denominator total is estimated as 0 is undefined: it is reported as NaN
     with an :class:`~evalstats.UndefinedEstimateWarning` and a note.
@@ -283,9 +290,9 @@ _BLIND_REFUSAL = (
 
 def _evaluate_rules_iv(labels, rules, design, measures, confidence_level):
     """Normalised arguments of :func:`evaluate_rules` (raises on bad input)."""
+    labels = _labels_of(labels)
     if not isinstance(design, LabelDesign):
-        raise fail("design", "a LabelDesign (LabelDesign.stratified/poisson/simple)",
-                   got=f"an object of type {type(design).__name__}", exc=TypeError)
+        raise _design_type_error(design)
     if design.kind == "blind":
         raise fail("design", "a probability-sampling design (stratified, simple or Poisson)",
                    got="LabelDesign.blind", remedy=_BLIND_REFUSAL)
@@ -322,6 +329,44 @@ def _evaluate_rules_iv(labels, rules, design, measures, confidence_level):
             raise fail(f"design.{arr_name}", f"of length {len(y)} (one per labeled example)",
                        got=f"length {len(arr)}")
     return y, r, names, design, level, measures
+
+
+_GUIDED_REFUSAL = (
+    "Labels collected by guided_sample(strategy='guided') are not a probability sample "
+    "(each round chooses examples from the labels seen so far), whatever design is "
+    "declared for them, so no design-based interval exists. Use "
+    "bernstein_bound(...).deterministic_range for a range valid for any rule, or draw new "
+    "labels at random within strata of a fixed score (LabelDesign.stratified).")
+
+
+def _labels_of(labels):
+    """The labels array, refusing a guided sample (its result or its labels array)."""
+    from ._retrieval import RetrievalResult, is_guided
+
+    if isinstance(labels, RetrievalResult):
+        if labels.strategy == "guided":
+            raise fail("labels", "labels of a probability sample",
+                       got="a guided RetrievalResult", remedy=_GUIDED_REFUSAL)
+        return labels.labels
+    if isinstance(labels, np.ndarray) and is_guided(labels):
+        raise fail("labels", "labels of a probability sample",
+                   got="the labels array of a guided sample", remedy=_GUIDED_REFUSAL)
+    return labels
+
+
+def _design_type_error(design) -> TypeError:
+    """The TypeError for a ``design`` that is not a LabelDesign, saying what to pass."""
+    from ._retrieval import RetrievalResult
+
+    if isinstance(design, RetrievalResult):
+        what = ("LabelDesign.simple(n_pool, n_labels) for a random sample "
+                "(strategy='random'); a guided sample has no design (see guided_sample's "
+                "Notes)")
+        return fail("design", "a LabelDesign describing how the labels were drawn",
+                    got="a RetrievalResult (the labels themselves, not their design)",
+                    remedy=f"Pass {what}.", exc=TypeError)
+    return fail("design", "a LabelDesign (LabelDesign.stratified/poisson/simple)",
+                got=f"an object of type {type(design).__name__}", exc=TypeError)
 
 
 def _kg_interval(est: float, se: float, n_den: float, level: float) -> ConfidenceInterval:

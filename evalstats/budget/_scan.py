@@ -49,7 +49,7 @@ def smallest_meeting(halfwidth_of, k_max: int, target: float, n_grid: int = 48):
     while True:
         grid = np.unique(np.rint(np.linspace(lo, hi, min(n_grid, hi - lo + 1))).astype(np.int64))
         hw = halfwidth_of(grid)
-        ok = np.flatnonzero(hw <= target)
+        ok = np.flatnonzero(hw <= target * (1 + 1e-12))  # exact ties despite rounding
         if ok.size == 0:
             if first:
                 return None, float(hw[-1])
@@ -182,45 +182,17 @@ def plan_one(measure, bound, variance, strategy, n_pool, n_pos, n_rule_pos, targ
                 paper_condition_holds=valid)
 
 
-def plan_one_any(measure, bound, strategy, n_pool, n_pos, n_rule_pos, target, delta,
-                 extra_pos=0.0):
-    """Labels needed for one measure so the guarantee holds for ANY rule (a table row).
-
-    ``"positives"``: the deterministic range (bound ``"deterministic"``); ``"random"``:
-    the subset estimate with exact or Bernstein worst-case half-widths.
-    """
-    from . import _anyrule as ar
-
-    if strategy == "positives":
-        k_max = n_pos
-
-        def hw(k):
-            return ar.positives_halfwidth(measure, n_pool, n_pos, n_rule_pos, k, extra_pos)
-    else:
-        k_max = n_pool
-
-        def hw(k):
-            return ar.random_halfwidth(measure, n_pool, n_pos, n_rule_pos, k, bound, delta)
-
-    k, achieved = smallest_meeting(hw, k_max, target)
-    feasible = k is not None
-    k_used = k if feasible else k_max
-    n_p = k_used if strategy == "positives" else int(round(k_used * n_pos / n_pool))
-    return dict(rules="any", measure=measure, bound=bound, strategy=strategy,
-                n_positive=int(n_p), n_negative=int(k_used - n_p), n_total=int(k_used),
-                target_half_width=target, achieved_half_width=achieved, feasible=feasible,
-                paper_condition_holds=True)
-
-
 def halfwidth_curve(measure, n_pool, n_pos, n_rule_pos, delta, variance, k_max,
-                    n_points=120):
-    """Half-width against positives labeled: any rule (deterministic range) and random rule
-    (each bound of the random-rule analysis), k on a grid over [0, k_max]."""
-    from ._anyrule import positives_halfwidth
+                    p_range=None, n_points=120):
+    """Half-width against positives labeled: any rule (deterministic range, the positive
+    count in ``p_range``, default exactly ``n_pos``) and random rule (each bound of the
+    random-rule analysis), k on a grid over [0, k_max]."""
+    from ._ranges import worst_halfwidth
 
+    p_lo, p_hi = (n_pos, n_pos) if p_range is None else p_range
     k = np.unique(np.rint(np.linspace(0, k_max, n_points)).astype(np.int64))
     out = [dict(rules="any", bound="deterministic", n_positive=k,
-                half_width=positives_halfwidth(measure, n_pool, n_pos, n_rule_pos, k))]
+                half_width=worst_halfwidth(measure, n_pool, p_lo, p_hi, n_rule_pos, k))]
     for b in ("exact", "bernstein"):
         c = counts_after_labeling(n_pool, n_pos, n_rule_pos, k, "positives")
         out.append(dict(rules="random", bound=b, n_positive=k,

@@ -19,19 +19,26 @@ ORDER = 10
 def register(sub) -> None:
     p = sub.add_parser(
         "plan", help="plan a labeling budget (Valizadegan et al. 2012)",
-        description="How many positives and negatives to label from a pool so that the "
-                    "precision, recall and specificity of rules with a given positive "
-                    "rate are known to within +/- HALF_WIDTH (a half-width). By default the "
-                    "guarantee holds for any rule of that size (--rules any); --rules "
-                    "random gives the paper's random-rule analysis.",
+        description="How many examples to label (search for positives included) so that "
+                    "the precision, recall and specificity of rules with a given positive "
+                    "rate are known to within +/- HALF_WIDTH (a half-width), all measures "
+                    "at once. By default the guarantee holds for any rule of that size "
+                    "(--rules any); --rules random gives the paper's random-rule analysis.",
         epilog="Exit status: 0 a feasible plan; 1 an infeasible one (the target cannot be "
                "met within --max-labels, or at all; the plan is still printed, with the "
                "labels the target needs); 2 bad input.")
     p.add_argument("--n-pool", type=float, default=None,
                    help="|S|, examples in the pool (up to 1e12)")
     add_alias(p, "--pool-size", "--n-pool", dest="n_pool", type=float)
-    p.add_argument("--prevalence", type=float, required=True,
-                   help="positive rate of the pool, in (0, 1)")
+    p.add_argument("--prevalence", default=None,
+                   help="positive rate of the pool, in (0, 1), or an interval LOW,HIGH "
+                        "known to contain it")
+    p.add_argument("--pilot", default=None, metavar="K,N",
+                   help="K positives in a simple random pilot of N examples (instead of "
+                        "--prevalence)")
+    p.add_argument("--scores", default=None, metavar="FILE",
+                   help="CSV without header, one pilot-model score per example of the pool "
+                        "(positives are then searched in decreasing score)")
     p.add_argument("--rule-rate", type=float, required=True,
                    help="positive rate of the rules to evaluate, in (0, 1)")
     p.add_argument("--half-width", type=float, required=True,
@@ -40,6 +47,11 @@ def register(sub) -> None:
     p.add_argument("--measures", default="precision,recall,specificity",
                    help="comma-separated subset of precision,recall,specificity")
     p.add_argument("--n-rules", type=int, default=1, help="rules evaluated at once (union bound)")
+    p.add_argument("--per-measure", action="store_true",
+                   help="guarantee each measure separately instead of all at once")
+    p.add_argument("--expected", default=None, metavar="MEASURE=VALUE,...",
+                   help="planning values, e.g. precision=0.8 (a planning plan beside the "
+                        "worst case)")
     p.add_argument("--rules", default="any", choices=("any", "random"),
                    help="guarantee for any rule of this size (default) or random rules only")
     p.add_argument("--bound", default="exact", choices=("exact", "bernstein", "bernstein_paper"))
@@ -72,13 +84,66 @@ def run(args) -> int:
         print("evalstats: note: --prevalence-unknown is deprecated; use --no-prevalence-known",
               file=sys.stderr)
     measures = tuple(m.strip() for m in args.measures.split(",") if m.strip())
-    plan = plan_labels(args.n_pool, args.prevalence, args.rule_rate,
+    plan = plan_labels(args.n_pool, _prevalence(args.prevalence), args.rule_rate,
                        half_width=args.half_width, confidence_level=args.confidence_level,
                        measures=measures, n_rules=args.n_rules, rules=args.rules,
                        bound=args.bound, variance=args.variance, strategy=args.strategy,
-                       prevalence_known=args.prevalence_known, max_labels=args.max_labels)
+                       prevalence_known=args.prevalence_known, max_labels=args.max_labels,
+                       pilot=_numbers(args.pilot, "--pilot", int),
+                       scores=_scores(args.scores), joint=not args.per_measure,
+                       expected=_expected(args.expected))
     emit([plan], args, title="Labeling plan")
     return 0 if plan.feasible else 1
+
+
+def _numbers(text, flag, kind=float):
+    """``"a,b"`` as a pair of numbers (None stays None)."""
+    if text is None:
+        return None
+    parts = [t.strip() for t in str(text).split(",")]
+    try:
+        values = tuple(kind(t) for t in parts)
+    except ValueError:
+        raise ValueError(f"`{flag}` must be numbers separated by a comma; got {text!r}."
+                         ) from None
+    if len(values) != 2:
+        raise ValueError(f"`{flag}` must be two numbers separated by a comma; got {text!r}.")
+    return values
+
+
+def _prevalence(text):
+    if text is None:
+        return None
+    if "," in str(text):
+        return _numbers(text, "--prevalence")
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"`--prevalence` must be a number or LOW,HIGH; got {text!r}."
+                         ) from None
+
+
+def _scores(path):
+    if path is None:
+        return None
+    from .._io import read_table
+
+    table = read_table(path, header=False, names=["score"], what="scores file")
+    return table["score"].to_numpy(float)
+
+
+def _expected(text):
+    if text is None:
+        return None
+    out = {}
+    for part in str(text).split(","):
+        name, _, value = part.partition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"`--expected` must be MEASURE=VALUE pairs separated by commas; "
+                             f"got {text!r}.") from None
+    return out
 
 
 def demo_results(fast: bool, seed: int = 2026) -> list:
