@@ -181,8 +181,7 @@ def score_interval(r: dict, level: float, bounded: bool = True) -> ConfidenceInt
     """``{g : (Σ a D_t(g))² ≤ z² Σ a² D_t(g)²}`` with ``D_t(g) = A_t − g B_t`` (hull, in
     ``[0, 1]`` for bounded measures)."""
     if not r["defined"]:
-        return ConfidenceInterval(0.0, 1.0) if bounded else ConfidenceInterval(
-            float("nan"), float("nan"))
+        return ConfidenceInterval(float("nan"), float("nan"))
     z2 = critical_value(level) ** 2
     A, B, a = r["A"], r["B"], r["a"]
     a2 = a * a

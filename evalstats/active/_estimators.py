@@ -286,6 +286,18 @@ def _flag_notes(notes: Notes, spec: MeasureSpec, r: dict, sample: Any, pps: bool
                        f"its interval can cover far below nominal. Label more items.")
 
 
+def _boundary_note(notes: Notes, spec: MeasureSpec, r: dict, companions: dict) -> None:
+    """With replacement: name every measure estimated at 0 or 1 (no draw showed an error
+    that would move it; rare errors never drawn leave the interval blind to them)."""
+    edge = [f"{name} = {v['estimate']:g}" for name, v in [(spec.name, r)] + list(
+        companions.items()) if v["defined"] and min(v["estimate"], 1.0 - v["estimate"]) < 1e-12]
+    if edge:
+        notes.warn(SmallSampleWarning,
+                   f"{', '.join(edge)} on the boundary: no draw showed an error that would "
+                   f"move {'it' if len(edge) == 1 else 'them'}, so the interval cannot see "
+                   f"rare errors the draws missed (e.g. false negatives among low scores).")
+
+
 def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[str],
                   level: float, proposal_kind: str, epsilon: float, plug_in: float,
                   pool_size: int, call: dict, plot: dict | None = None,
@@ -302,6 +314,8 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         if not c["defined"]:
             notes.add(f"{s.name} is undefined on this sample ({c['reason']}): NaN, "
                       f"defined=False.")
+    if not pps and spec.kind != "squared":
+        _boundary_note(notes, spec, r, {s.name: sample.estimate(s) for s in specs[1:]})
     if pps:
         method = f"AIPW estimator, successive πps without replacement ({proposal_kind})"
         n_draws, df, n_certain = sample.n_draws, None, sample.n_labels - sample.n_draws

@@ -66,6 +66,9 @@ class PPSMixin:
 
     def _pps_sample(self) -> tuple[SuccessiveSample, int]:
         """The complete batches (every item labeled) and the count of items left out."""
+        if not self._pps.batches:
+            raise fail("result", "called after at least one labeled batch",
+                       got="no batch queried yet", verb="must be")
         table = self._pps_design()
         item = np.asarray(self._pps.rows["item"], dtype=int)
         labeled = np.array([i in self._labels for i in item], dtype=bool)

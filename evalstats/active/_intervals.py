@@ -44,8 +44,7 @@ def wr_interval(est: float, se: float, *, bounded: bool, level: float, method: s
                 ess: float, df: float | None) -> ConfidenceInterval:
     """The interval of a with-replacement estimate (see the module docstring)."""
     if not np.isfinite(est) or not np.isfinite(se):
-        return (ConfidenceInterval(0.0, 1.0) if bounded and not np.isfinite(est)
-                else ConfidenceInterval(float("nan"), float("nan")))
+        return ConfidenceInterval(float("nan"), float("nan"))
     t = critical_value(level, df)
     if not bounded:
         return ConfidenceInterval(float(est - t * se), float(est + t * se))

@@ -132,7 +132,8 @@ class SuccessiveDesign:
         """The recalibration fitted on the labels so far (``None``: the scores as given)."""
         if len(lab_idx) == 0 or not self.adaptive:
             return None
-        return recalibrate(self.feature[lab_idx], lab_y)
+        order = np.argsort(lab_idx, kind="stable")     # the same fit after a resume
+        return recalibrate(self.feature[lab_idx[order]], np.asarray(lab_y)[order])
 
     def predict(self, coef: tuple[float, float] | None, idx: np.ndarray) -> np.ndarray:
         if coef is None:

@@ -4,13 +4,14 @@ every measure from its :class:`~._aipw.DrawRecords` (formulas in :mod:`._aipw` a
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .._result import ConfidenceInterval, critical_value
+from .._result import ConfidenceInterval, critical_value, freeze_array
 from ._aipw import (
     DrawRecords,
     pseudo_outcomes,
@@ -29,9 +30,16 @@ SUCCESSIVE_METHODS = ("score", "anytime", "wald")
 
 @dataclass(frozen=True)
 class SuccessiveSample:
-    """The records of a successive design, read as estimates of any binary measure."""
+    """The records of a successive design, read as estimates of any binary measure (its
+    arrays are read-only copies: a result never changes after it is made)."""
 
     records: DrawRecords
+
+    def __post_init__(self) -> None:
+        frozen = {f.name: freeze_array(getattr(self.records, f.name))
+                  for f in dataclasses.fields(self.records)
+                  if isinstance(getattr(self.records, f.name), np.ndarray)}
+        object.__setattr__(self, "records", dataclasses.replace(self.records, **frozen))
 
     @property
     def n_labels(self) -> int:
@@ -65,12 +73,14 @@ class SuccessiveSample:
     def interval(self, spec: MeasureSpec, model: int, level: float, method: str,
                  r: dict | None = None) -> ConfidenceInterval:
         """The ``method`` interval of ``spec`` (``r``: its :meth:`estimate`, if computed)."""
+        r = self.estimate(spec, model) if r is None else r
+        if not r["defined"]:
+            return ConfidenceInterval(float("nan"), float("nan"))
         if method == "anytime":
             return anytime_sequence(self.records, spec, level, model)[0]
-        r = self.estimate(spec, model) if r is None else r
         if method == "score":
             return score_interval(r, level)
-        if not r["defined"] or not np.isfinite(r["std_error"]):
+        if not np.isfinite(r["std_error"]):
             return ConfidenceInterval(0.0, 1.0)
         z = critical_value(level)
         return ConfidenceInterval(float(max(r["estimate"] - z * r["std_error"], 0.0)),
