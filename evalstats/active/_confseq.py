@@ -26,7 +26,9 @@ importance-weighted and doubly robust outcomes). Each side averages two streams:
 The bets are the predictable plug-in of Waudby-Smith & Ramdas,
 ``λ_t = sqrt(2 log(1/α) / (σ̂²_{t−1} t log(1 + t)))``, ``σ̂²`` the running variance of the
 stream divided by ``|G|`` with the prior ``¼`` (the largest variance of a variable in
-``[0, 1]``) as one pseudo-observation, truncated at ``c = ½`` of the largest bet.
+``[0, 1]``) as one pseudo-observation, truncated at ``c = ½`` of the largest bet. They are
+sized for the 95 % level whatever level is asked, so one capital serves every level and
+the sequences of different levels nest.
 
 Where errors may hide among items the model is sure of (drawn through the defensive
 share alone) one side tightens only as fast as that share samples them: no valid
@@ -48,16 +50,20 @@ __all__ = ["anytime_sequence", "one_side", "GRID_SIZE", "TRUNCATION"]
 GRID_SIZE = 1001
 #: fraction of the largest admissible bet (Waudby-Smith & Ramdas 2024)
 TRUNCATION = 0.5
+#: the level the bets are sized for; the same capital gives every level, so the sequences
+#: of different levels nest
+BET_LEVEL = 0.95
 
 
 def one_side(streams: list[tuple[np.ndarray, np.ndarray, float, float]],
-             grid: np.ndarray, alpha: float, at: np.ndarray) -> np.ndarray:
+             grid: np.ndarray, alpha: float, at: np.ndarray,
+             alpha_bet: float | None = None) -> np.ndarray:
     """Which grid values are still plausible after each draw in ``at``: ``(len(at), G)``.
 
     ``streams``: ``(y, lo, sign, shift)`` — the stream ``y_t`` with bound ``lo_t``, and
     its null mean ``μ(m) = sign·m + shift`` for each grid value ``m``. The capital is the
     average of the streams' capitals; a value is rejected for good once it reaches
-    ``1/α``."""
+    ``1/α``. The bets are sized for ``alpha_bet`` whatever ``alpha``."""
     thr = np.log(1.0 / alpha)
     scale = max(float(np.max(np.abs(grid))), 1.0)
     logs = []
@@ -67,7 +73,8 @@ def one_side(streams: list[tuple[np.ndarray, np.ndarray, float, float]],
         t = np.arange(1, n + 1)
         mean = np.concatenate(([0.0], np.cumsum(z)[:-1] / t[:-1]))   # of z_1..z_{t-1}
         var = 0.25 + np.concatenate(([0.0], np.cumsum((z - mean) ** 2)[:-1]))
-        lam = np.sqrt(2.0 * thr / (var / t * t * np.log(t + 1.0))) / scale       # (n,)
+        bet = np.log(1.0 / (alpha if alpha_bet is None else alpha_bet))
+        lam = np.sqrt(2.0 * bet / (var / t * t * np.log(t + 1.0))) / scale       # (n,)
         mu = sign * grid + shift                                                # (G,)
         gap = mu[None, :] - lo[:, None]
         lam2 = np.where(gap > 0, np.minimum(lam[:, None], TRUNCATION / np.maximum(
@@ -84,8 +91,8 @@ def _grid(size: float) -> np.ndarray:
     return np.unique(np.concatenate([size * u * u, size - size * u * u]))
 
 
-def _total_bounds(rec: DrawRecords, model: int, g: int, alpha: float, at: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def _total_bounds(rec: DrawRecords, model: int, g: int, alpha: float, at: np.ndarray,
+                  alpha_bet: float) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper sequences of ``Y_g`` (``g = 1``: predicted positives) at ``at``."""
     f = rec.preds[:, model] if g == 1 else 1.0 - rec.preds[:, model]
     size = float(rec.n_pred_pos[model] if g == 1 else rec.pool_size - rec.n_pred_pos[model])
@@ -102,9 +109,9 @@ def _total_bounds(rec: DrawRecords, model: int, g: int, alpha: float, at: np.nda
         ipw[name] = (known + np.where(draw, f * z / rec.q, 0.0))[draw], known[draw]
     grid = _grid(size)
     lower = one_side([(x, known_dr - b_neg, 1.0, 0.0), (*ipw["pos"], 1.0, 0.0)],
-                     grid, alpha, at)
+                     grid, alpha, at, alpha_bet)
     upper = one_side([(-x, -(known_dr + b_pos), -1.0, 0.0), (*ipw["neg"], -1.0, size)],
-                     grid, alpha, at)
+                     grid, alpha, at, alpha_bet)
     lo = np.array([_first_edge(grid, ok, low=True) for ok in lower])
     hi = np.array([_first_edge(grid, ok, low=False) for ok in upper])
     return lo, hi
@@ -133,10 +140,11 @@ def anytime_sequence(rec: DrawRecords, spec: MeasureSpec, level: float, model: i
     (a1, a0, _), (b1, b0, _) = coef
     used = [g for g, a, b in ((1, a1, b1), (0, a0, b0)) if a != 0 or b != 0]
     alpha = (1.0 - level) / (2 * len(used))
+    alpha_bet = (1.0 - BET_LEVEL) / (2 * len(used))
     box = {}
     for g in (1, 0):
         size = n_pos if g == 1 else rec.pool_size - n_pos
-        box[g] = (_total_bounds(rec, model, g, alpha, at) if g in used
+        box[g] = (_total_bounds(rec, model, g, alpha, at, alpha_bet) if g in used
                   else (np.zeros(len(at)), np.full(len(at), size)))
     return [_corners(coef, box[1][0][j], box[1][1][j], box[0][0][j], box[0][1][j])
             for j in range(len(at))]

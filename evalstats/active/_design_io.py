@@ -43,7 +43,7 @@ from .._warnings import Notes
 from ._measures import MEASURES
 
 __all__ = ["DesignError", "DESIGN_SETTINGS", "CHECK_COLUMNS", "seal_design", "verify_design",
-           "read_design", "canon", "cell_error"]
+           "read_design", "canon", "cell_error", "rounded"]
 
 DESIGN_FORMAT = "evalstats-design/1"
 #: the settings columns of a with-replacement design (:meth:`ActiveEvaluator.design`)
@@ -125,6 +125,18 @@ def _digest(n: int, row_cols: Sequence[str], settings: Mapping[str, str],
 
 # -- writing -------------------------------------------------------------------------------------
 
+def rounded(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its floats rounded to the 12 significant digits the check hashes: the
+    written text then reads back to the same canonical text under any parser within an
+    ulp (pandas < 3's default `pd.read_csv` is not exact), not only a round-trip one, and
+    an evaluator that estimates from these values agrees with the file bit for bit."""
+    df = df.copy()
+    for c in df.columns:
+        if pd.api.types.is_float_dtype(df[c]):
+            df[c] = [float(format(v, ".12g")) if np.isfinite(v) else v for v in df[c]]
+    return df
+
+
 def seal_design(df: pd.DataFrame, settings: Mapping[str, Any] | Sequence[str] = DESIGN_SETTINGS,
                 ) -> pd.DataFrame:
     """The design with its integrity columns appended (see the module docstring).
@@ -144,13 +156,7 @@ def seal_design(df: pd.DataFrame, settings: Mapping[str, Any] | Sequence[str] = 
         keys = list(settings)
     else:
         keys = [k for k in settings if k in df.columns]
-    df = df.drop(columns=[c for c in CHECK_COLUMNS if c in df.columns])
-    # floats rounded to the 12 significant digits the check hashes: the written text then
-    # reads back to the same canonical text under any parser that is within an ulp
-    # (pandas < 3's default `pd.read_csv` is not exact), not only a round-trip one
-    for c in df.columns:
-        if pd.api.types.is_float_dtype(df[c]):
-            df[c] = [float(format(v, ".12g")) if np.isfinite(v) else v for v in df[c]]
+    df = rounded(df.drop(columns=[c for c in CHECK_COLUMNS if c in df.columns]))
     row_cols = [c for c in df.columns if c not in keys]
     n = len(df)
     version = _package_version()

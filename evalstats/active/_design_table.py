@@ -8,7 +8,9 @@ draws). Row columns: ``id``, ``batch``, ``certain`` (1: labeled with certainty),
 positive / negative) and ``bound_g1_j``, ``bound_h1_j``, ``bound_g0_j``, ``bound_h0_j``
 (the largest ``ĝ/q`` and ``(1 − ĝ)/q`` among the items left at the draw, per prediction
 group). Settings (the same on every row): ``measure``, ``alpha``, ``design`` (``"pps"``),
-``proposal``, ``epsilon``, ``pool_size`` and per model ``n_pred_pos`` (``_<model>``).
+``proposal``, ``epsilon``, ``pool_size``, ``adaptive`` (1: the model was refitted between
+batches), ``model`` (the name of the first model) and per model ``n_pred_pos``
+(``_<model>``).
 
 :func:`records_from_table` is the one reader: the evaluator's own ``result()`` goes
 through the same table, so the callback, the session, the offline design and the command
@@ -23,11 +25,13 @@ import pandas as pd
 from .._validation import fail
 from ._aipw import DrawRecords
 
-__all__ = ["successive_table", "records_from_table", "PPS_COLUMNS", "PPS_SETTINGS"]
+__all__ = ["successive_table", "records_from_table", "design_kind", "PPS_COLUMNS",
+           "PPS_SETTINGS"]
 
 PPS_COLUMNS = ("id", "batch", "certain", "q", "model_prob", "pred", "measure", "pool_size",
                "batch_sum1_0", "batch_sum0_0", "bound_g1_0", "n_pred_pos")
-PPS_SETTINGS = ("measure", "alpha", "design", "proposal", "epsilon", "pool_size")
+PPS_SETTINGS = ("measure", "alpha", "design", "proposal", "epsilon", "pool_size", "adaptive",
+                "model")
 _BOUNDS = ("g1", "h1", "g0", "h0")
 
 
@@ -53,6 +57,13 @@ def successive_table(rows: dict, batches: list[dict], ids: np.ndarray, scores: n
             df[f"bound_{kind}_{j}"] = bounds[:, 4 * j + c]
         df["n_pred_pos" if j == 0 else f"n_pred_pos_{name}"] = float(preds[:, j].sum())
     return df
+
+
+def design_kind(proposal: str, adaptive: bool) -> str:
+    """The design's short description: ``"pps, adaptive"``, ``"pps"`` or ``"passive"``."""
+    if proposal != "optimal":
+        return proposal
+    return "pps, adaptive" if adaptive else "pps"
 
 
 def records_from_table(design: pd.DataFrame, y: np.ndarray) -> DrawRecords:

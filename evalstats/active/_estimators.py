@@ -13,13 +13,13 @@ written here, once, from the estimate's flags.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .._result import ConfidenceInterval, EvalResult, _get_ax
-from .._validation import check_confidence_level, fail
+from .._validation import check_confidence_level
 from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
 from ._intervals import WR_METHODS
 from ._labeled_sample import frozen_copy
@@ -96,7 +96,6 @@ class ActiveEstimate(EvalResult):
     plug_in: float = float("nan")
     design: str = "pps"
 
-    INTERVAL_METHODS: ClassVar[tuple[str, ...]] = SUCCESSIVE_METHODS + WR_METHODS
     pool_size: int = 0
     sample: Any = None
     specs: tuple = ()
@@ -107,18 +106,17 @@ class ActiveEstimate(EvalResult):
     extra: dict = field(default_factory=dict)
 
     @property
+    def INTERVAL_METHODS(self) -> tuple[str, ...]:  # noqa: N802 (EvalResult's name)
+        """The intervals of this result's design (the first is the design's default)."""
+        return SUCCESSIVE_METHODS if self.design == "pps" else WR_METHODS
+
+    @property
     def design_estimate(self) -> float:
         """The design-based estimate (equal to ``estimate``)."""
         return self.estimate
 
-    def _methods(self) -> tuple[str, ...]:
-        return SUCCESSIVE_METHODS if self.design == "pps" else WR_METHODS
-
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         method = method or self.interval_method
-        if method not in self._methods():
-            raise fail("method", f"one of {', '.join(map(repr, self._methods()))} for the "
-                       f"{self.design!r} design", value=method)
         return self.sample.interval(self.specs[0], 0, level, method)
 
     def _title(self) -> str:

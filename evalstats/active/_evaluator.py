@@ -25,7 +25,7 @@ from .._validation import (
 from .._warnings import Notes
 from ._calibration import CALIBRATIONS
 from ._design_io import DESIGN_SETTINGS, seal_design
-from ._design_table import PPS_SETTINGS
+from ._design_table import PPS_SETTINGS, design_kind
 from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator_pps import PPSMixin
 from ._evaluator_wr import WithReplacementMixin
@@ -443,9 +443,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
         cfg = self._config
         call = _call or dict(function="ActiveEvaluator.result", measure=cfg["measure"],
                              proposal=cfg["proposal"], epsilon=cfg["epsilon"])
-        kinds = cfg["proposal"]
-        if pps and kinds == "optimal":
-            kinds = "pps, adaptive" if cfg["adaptive"] else "pps"
+        kinds = design_kind(cfg["proposal"], cfg["adaptive"]) if pps else cfg["proposal"]
         if cfg["recalibrate"]:
             kinds = f"optimal+{cfg['recalibrate']}"
         return make_estimate(

@@ -14,6 +14,7 @@ import pandas as pd
 from scipy import special
 
 from .._validation import fail
+from ._design_io import rounded
 from ._design_table import records_from_table, successive_table
 from ._successive_design import SuccessiveDesign
 from ._successive_sample import SuccessiveSample
@@ -59,7 +60,8 @@ class PPSMixin:
         settings = dict(measure=spec.name,
                         alpha=spec.alpha if spec.alpha is not None else np.nan,
                         design="pps", proposal=cfg["proposal"], epsilon=cfg["epsilon"],
-                        pool_size=self._pool.size)
+                        pool_size=self._pool.size, adaptive=int(cfg["adaptive"]),
+                        model=self._pool.model_names[0])
         scores = self._raw if self._raw is not None else self._pool.probs
         return successive_table(self._pps.rows, self._pps.batches, self._ids, scores,
                                 self._pool.preds, self._pool.model_names, settings)
@@ -69,7 +71,7 @@ class PPSMixin:
         if not self._pps.batches:
             raise fail("result", "called after at least one labeled batch",
                        got="no batch queried yet", verb="must be")
-        table = self._pps_design()
+        table = rounded(self._pps_design())      # the values the design file holds
         item = np.asarray(self._pps.rows["item"], dtype=int)
         labeled = np.array([i in self._labels for i in item], dtype=bool)
         batch = table["batch"].to_numpy(int)

@@ -21,7 +21,7 @@ from .._validation import (
     rng_alias,
 )
 from .._warnings import Notes
-from ._design_table import records_from_table
+from ._design_table import design_kind, records_from_table
 from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator import ActiveEvaluator
 from ._labeled_sample import LabeledSample
@@ -324,9 +324,12 @@ def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes, level: floa
     alpha = design["alpha"].iloc[0] if "alpha" in design else np.nan
     spec = MeasureSpec(name, "f", float(alpha)) if np.isfinite(alpha) else MeasureSpec(name, name)
     pred_cols = [c for c in design.columns if c == "pred" or c.startswith("pred_")]
+    first = str(design["model"].iloc[0]) if "model" in design else "model"
     return make_estimate(sample, companion_specs(spec, True),
-                         model_names=["model"] + [c[5:] for c in pred_cols[1:]], level=level,
-                         proposal_kind=str(design["proposal"].iloc[0]),
+                         model_names=[first] + [c[5:] for c in pred_cols[1:]], level=level,
+                         proposal_kind=design_kind(
+                             str(design["proposal"].iloc[0]),
+                             bool(design["adaptive"].iloc[0]) if "adaptive" in design else False),
                          epsilon=float(design["epsilon"].iloc[0]), plug_in=float("nan"),
                          pool_size=int(design["pool_size"].iloc[0]), notes=notes,
                          interval_method=interval,

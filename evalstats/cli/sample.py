@@ -118,7 +118,9 @@ def run_sample(args: argparse.Namespace) -> int:
                            ids=None if args.id_col is None else pool[args.id_col].to_numpy(),
                            proposal=args.proposal, epsilon=args.epsilon, design=args.design)
     design.to_csv(args.out, index=False)
-    facts = {"items to label": len(design), "draws": int(design["n_draws"].sum()),
+    draws = (int((design["certain"] == 0).sum()) if "certain" in design.columns
+             else int(design["n_draws"].sum()))
+    facts = {"items to label": len(design), "draws": draws,
              "pool size": len(pool), "measure": args.measure, "proposal": args.proposal,
              "epsilon": args.epsilon, "seed": seed, "design file": str(args.out)}
     print(_render_facts(facts, args.format))
