@@ -24,16 +24,23 @@ from .._validation import (
 )
 from .._warnings import Notes
 from ._calibration import CALIBRATIONS
-from ._design_io import DESIGN_SETTINGS, seal_design
+from ._design_io import DESIGN_SETTINGS, canon, seal_design
 from ._design_table import PPS_SETTINGS, design_kind
 from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator_pps import PPSMixin
 from ._evaluator_wr import WithReplacementMixin
+from ._labels_io import UnusedLabelsWarning
 from ._loop import LoopMixin
 from ._measures import MeasureSpec, companion_specs, measure_spec
 from ._proposal import PROPOSALS, build_proposal
 from ._proposals import Pool, Proposal, pool_iv
-from ._state import SessionFileError, StateStore, is_range, pool_arrays
+from ._state import (
+    SessionFileError,
+    StateStore,
+    is_range,
+    pool_arrays,
+    validate_session,
+)
 
 __all__ = ["ActiveEvaluator"]
 
@@ -58,6 +65,29 @@ def design_iv(design: str | None, spec: MeasureSpec, scores: Any,
         raise fail("recalibrate", "None with design='pps' (its model is refitted between "
                    "batches by itself; use adaptive=True)", value=recalibrate)
     return design
+
+
+def ids_iv(ids: np.ndarray) -> None:
+    """Ids a design file can carry: none missing, none that reads back as a missing value
+    (``"NA"``, ``""``), none equal to another as text (``1`` and ``"1"``, ``7`` and ``7.0``,
+    ``"00009"`` and ``9``), so the design written is always one that reads back."""
+    if ids.dtype.kind in "iub":
+        return
+    missing = np.flatnonzero(pd.isna(pd.Series(ids, dtype=object)).to_numpy())
+    if len(missing):
+        raise fail("ids", "identifiers without missing values",
+                   got=f"{ids[missing[0]]!r} at position {int(missing[0])}")
+    texts = pd.Series([canon(v) for v in ids])
+    empty = np.flatnonzero((texts == "").to_numpy())
+    if len(empty):
+        raise fail("ids", "identifiers that do not read back as a missing value",
+                   got=f"{ids[empty[0]]!r} at position {int(empty[0])}",
+                   remedy="A design file stores ids as text; rename that id.")
+    dup = np.flatnonzero(texts.duplicated(keep=False).to_numpy())
+    if len(dup):
+        other = dup[texts.to_numpy()[dup] == texts.iloc[dup[0]]][1]
+        raise fail("ids", "distinct as text (a design file stores them as text)",
+                   got=f"{ids[dup[0]]!r} and {ids[other]!r}, which read back alike")
 
 
 def deprecated_options(estimator: Any, sampling: Any) -> None:
@@ -207,6 +237,8 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
         self._index = pd.RangeIndex(n) if ids is None else pd.Index(self._ids)
         if not self._index.is_unique:
             raise fail("ids", "unique", got=f"{int(self._index.duplicated().sum())} duplicates")
+        if ids is not None:
+            ids_iv(self._ids)
         self._draw_idx: list[int] = []
         self._draw_q: list[float] = []
         self._draw_batch: list[int] = []
@@ -254,9 +286,11 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
             raise FileNotFoundError(f"`path` must be an existing session file; got {str(path)!r}.")
         store = StateStore(path)
         meta, pool_cols, draws, labels = store.load()
-        cfg = meta["config"]
         scores, preds, variance, ids = pool_arrays(pool_cols, meta)
         del pool_cols
+        validate_session(path, meta, draws, labels, len(scores),
+                         2 if np.ndim(scores) == 1 else np.shape(scores)[1])
+        cfg = meta["config"]
         if ids.ndim == 1 and is_range(ids):   # default ids: a RangeIndex, no 80 MB copy
             ids = None
         if cfg.get("design") == "pps" and "rows" not in meta.get("pps", {"rows": 0}):
@@ -326,6 +360,12 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
             new = self._pps_query(batch_size)
             self._save_draws(seq0)
             return self._ids[new]
+        if self._pending:
+            raise fail("query", "called after the items queried before are labeled",
+                       got=f"{len(self._pending)} queried items without a label (e.g. id "
+                           f"{plain_value(self.pending[0])!r})", verb="must be",
+                       remedy="Label them with `update()` first: draws after an unlabeled one "
+                              "could not be used.")
         prop = self._proposal()
         q = prop.q
         open_mask = q > 0
@@ -437,9 +477,15 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
         notes.extend(self._notes)
         notes.extend(prop.notes)
         if n_cut:
-            notes.add(f"{n_cut} items of an incompletely labeled batch are not used yet."
-                      if pps else f"{n_cut} draws after the first unlabeled queried item "
-                      f"are not used yet.")
+            unused = self._unused_labels(n_cut, pps)
+            msg = (f"{n_cut} items of an incompletely labeled batch are not used yet"
+                   if pps else f"{n_cut} draws after the first unlabeled queried item are "
+                   f"not used yet") + (f", {unused} of them labeled: label the rest (ids "
+                                       f"`pending`) to use them." if unused else ".")
+            if unused:
+                notes.warn(UnusedLabelsWarning, msg)
+            else:
+                notes.add(msg)
         cfg = self._config
         call = _call or dict(function="ActiveEvaluator.result", measure=cfg["measure"],
                              proposal=cfg["proposal"], epsilon=cfg["epsilon"])
@@ -453,6 +499,12 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
             else 1.0, plug_in=prop.plug_in, pool_size=self._pool.size, call=call,
             notes=notes, interval_method=cfg["interval"],
             plot=dict(plot_x=prop.plot_x, plot_q=prop.plot_q, plot_pred=prop.plot_pred))
+
+    def _unused_labels(self, n_cut: int, pps: bool) -> int:
+        """Labeled items among the ``n_cut`` last draws (πps: rows) the result leaves out."""
+        tail = (self._pps.rows["item"] if pps else self._draw_idx)[-n_cut:]
+        used_before = set((self._pps.rows["item"] if pps else self._draw_idx)[:-n_cut])
+        return len({int(i) for i in tail if int(i) in self._labels and int(i) not in used_before})
 
     def design(self) -> pd.DataFrame:
         """The queried items as a table to export (see :func:`active_design`)."""

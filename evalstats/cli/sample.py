@@ -94,9 +94,11 @@ def _read_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str], str]:
                 "a class label 0, 1, ..."
             raise cell_error(fname, pool, bad, c, want)
         pool[c] = x
-    if args.id_col:
+    if args.id_col:          # ids as written: "00009" stays "00009", "NA" is text
+        pool[args.id_col] = pd.read_csv(args.pool, usecols=[args.id_col], dtype=str,
+                                        keep_default_na=False)[args.id_col].to_numpy()
         dup = pool[args.id_col].duplicated(keep="first").to_numpy() | \
-            pool[args.id_col].isna().to_numpy()
+            (pool[args.id_col] == "").to_numpy()
         if dup.any():
             raise cell_error(fname, pool, dup, args.id_col, "a unique, non-empty identifier")
     return pool, preds, fname
