@@ -56,6 +56,7 @@ Waudby-Smith & Ramdas, JRSSB 86(1), 2024; Waudby-Smith, Wu, Ramdas, Karampatziak
 Mineiro, arXiv 2210.10768, 2022; Gelman, Jakulin, Pittau & Su, Ann. Appl. Stat. 2, 2008.
 """
 
+from ._design_io import read_design
 from ._estimators import ActiveEstimate
 from ._evaluator import ActiveEvaluator
 from ._forecast import BudgetForecast, active_budget
@@ -73,4 +74,5 @@ __all__ = [
     "ActiveEstimate",
     "Proposal",
     "BudgetForecast",
+    "read_design",
 ]

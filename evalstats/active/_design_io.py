@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from .._io import TableError
+from .._io import cell_error as table_cell_error
 from .._validation import fail, plain_value
 from .._warnings import Notes
 from ._measures import MEASURES
@@ -181,7 +182,30 @@ def sealed_names(design: pd.DataFrame) -> tuple[list[str], list[str]]:
 
 
 def read_design(path: Any) -> pd.DataFrame:
-    """Read a design CSV (identifiers kept as written); clear errors for empty files."""
+    """Read a design CSV written by :func:`active_design` or ``evalstats sample``.
+
+    Identifiers are kept as written (``00009`` stays ``00009``) and floats are parsed
+    exactly, so the design's integrity check and the estimate see the values written.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+
+    Returns
+    -------
+    DataFrame
+        The design, ready for :func:`estimate_from_labels`.
+
+    Raises
+    ------
+    FileNotFoundError, DesignError
+        A missing, empty or unreadable file.
+
+    See Also
+    --------
+    active_design, estimate_from_labels
+    """
     from pathlib import Path
 
     p = Path(path)
@@ -213,15 +237,8 @@ def read_design(path: Any) -> pd.DataFrame:
 
 def cell_error(source: str, df: pd.DataFrame, mask: Any, column: str, expected: str,
                ) -> DesignError:
-    """:class:`DesignError` naming the first row of ``mask`` (a spreadsheet's numbering:
-    the header is row 1), the column and the value found there."""
-    mask = np.asarray(mask, dtype=bool)
-    i = int(np.flatnonzero(mask)[0])
-    value = plain_value(df[column].iloc[i])
-    n_bad = int(mask.sum())
-    more = f" ({n_bad - 1} more row(s) like it)" if n_bad > 1 else ""
-    return DesignError(f"{source}, row {i + 2}, column {column!r}: expected {expected}; got "
-                       f"{value!r}{more}.")
+    """:class:`DesignError` naming the first row of ``mask``, the column and the value."""
+    return table_cell_error(source, df, mask, column, expected, exc=DesignError)
 
 
 def _cell(source: str, df: pd.DataFrame, i: int, column: str, expected: str) -> DesignError:

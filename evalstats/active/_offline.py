@@ -21,6 +21,7 @@ from .._validation import (
     rng_alias,
 )
 from .._warnings import Notes
+from ._design_io import read_design
 from ._design_table import design_kind, records_from_table
 from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator import ActiveEvaluator
@@ -212,16 +213,17 @@ def active_design(scores: Any, n_labels: int | None = None, measure: str = "f1",
 
 
 @named_result
-def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
+def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
                          confidence_level: float = 0.95,
-                         interval: str = "score") -> ActiveEstimate:
+                         interval: str = "score", require_seal: bool = False,
+                         label_column: str = "label") -> ActiveEstimate:
     """Estimate every measure once the labels of an :func:`active_design` come back.
 
     Parameters
     ----------
-    design : DataFrame
-        The table returned by :func:`active_design` or ``ActiveEvaluator.design()`` (or
-        read back from its CSV).
+    design : DataFrame or path
+        The table returned by :func:`active_design` or ``ActiveEvaluator.design()``, or
+        the path of its CSV (read with identifiers kept as written).
     labels : array_like, Series, dict or DataFrame
         The labels: aligned with ``design`` rows, a Series/dict keyed by ``id``, or a
         DataFrame with ``id`` and ``label`` columns. A πps design whose items are not all
@@ -230,6 +232,10 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
     confidence_level : float
     interval : {"score", "anytime", "wald"}
         The default interval of a πps design's result.
+    require_seal : bool
+        Refuse a table without its integrity columns (the command line does).
+    label_column : str
+        The name of the label column, for messages.
 
     Notes
     -----
@@ -242,7 +248,12 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
     active_design, active_evaluate
     """
     level = check_confidence_level(confidence_level)
-    design, y, notes = design_and_labels(design, labels)
+    if isinstance(design, str | Path):
+        source = Path(design).name
+        design = read_design(design)
+        design.attrs["source"] = source
+    design, y, notes = design_and_labels(design, labels, require_seal=require_seal,
+                                         label_column=label_column)
     if "design" in design.columns and (design["design"] == "pps").any():
         check_option(interval, "interval", SUCCESSIVE_METHODS)
         return _estimate_pps(design, y, notes, level, interval)

@@ -76,8 +76,7 @@ def register(sub) -> None:
 def _read_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str], str]:
     from pathlib import Path
 
-    from .._io import read_table
-    from ..active._design_io import cell_error
+    from .._io import cell_error, read_table
 
     preds = [] if args.pred_col is None else [c.strip() for c in args.pred_col.split(",")]
     cols = [args.score_col, *preds] + ([args.id_col] if args.id_col else [])
@@ -172,18 +171,15 @@ def _read_labels(args: argparse.Namespace, design: pd.DataFrame, dname: str,
 def run_estimate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..active import estimate_from_labels
-    from ..active._design_io import read_design
-    from ..active._labels_io import design_and_labels
+    from ..active import estimate_from_labels, read_design
 
     design = read_design(args.design)
     dname = Path(args.design).name
     labels, lname = _read_labels(args, design, dname)
     design.attrs["source"], labels.attrs["source"] = dname, lname
     # every refusal names the files: the design's checks and the labels' rows first
-    design_and_labels(design, labels, source=dname, labels_source=lname, require_seal=True,
-                      label_column=args.label_col)
-    res = estimate_from_labels(design, labels, confidence_level=args.confidence_level)
+    res = estimate_from_labels(design, labels, confidence_level=args.confidence_level,
+                               require_seal=True, label_column=args.label_col)
     emit(res, args, title="Active estimate")
     return 0
 
