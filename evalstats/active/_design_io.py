@@ -378,6 +378,36 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
         notes.add("The design carries no integrity check (no 'design_check' column); its "
                   "values were checked one by one only.")
         return design, notes
+    row_cols, keys, m = _seal_parts(design, source)
+    n_written = int(m.group(1))
+    for k in keys:                                     # settings: same on every row
+        t = [canon(v) for v in design[k]]
+        bad = _first(np.array([x != t[0] for x in t]))
+        if bad is not None:
+            raise _cell(source, design, bad, k, f"the same value on every row (the design's "
+                        f"setting; row 2 has {plain_value(design[k].iloc[0])!r})")
+    order = _check_rows(design, source, n_written)
+    _check_values(design, source, row_cols + keys)
+    texts = _check_cells(design, source, row_cols)
+    sett = {k: canon(design[k].iloc[0]) for k in keys}
+    for j, (k, v) in enumerate(sett.items()):
+        if _h("0", k, v)[:_CHUNK] != m.group(3)[j * _CHUNK:(j + 1) * _CHUNK]:
+            raise DesignError(f"{source}, column {k!r} (every row): expected the setting "
+                              f"evalstats wrote; got {plain_value(design[k].iloc[0])!r}, edited "
+                              "after the design was written.")
+    ordered = {c: [texts[c][i] for i in order] for c in row_cols}
+    version = str(design["evalstats_version"].iloc[0])
+    if _digest(n_written, row_cols, sett, ordered, version) != m.group(2):
+        raise DesignError(f"{source}: the design's checksum (column 'design_check') fails: the "
+                          f"file was changed after it was written (e.g. column "
+                          f"'evalstats_version'). Write it again with `evalstats sample`.")
+    if not np.array_equal(order, np.arange(len(design))):
+        notes.add("The design's rows were re-sorted; they were put back in written order.")
+    return design.iloc[order].reset_index(drop=True), notes
+
+
+def _seal_parts(design: pd.DataFrame, source: str) -> tuple[list[str], list[str], Any]:
+    """The sealed row columns, the settings and the parsed ``design_check``."""
     for c in CHECK_COLUMNS:
         if c not in design.columns:
             raise _lacks(source, f"{c} (an integrity column)")
@@ -395,15 +425,12 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
     if m is None or len(m.group(3)) != _CHUNK * len(keys):
         raise _cell(source, design, 0, "design_check", f"the check written by evalstats "
                     f"('{DESIGN_FORMAT} rows=... sha256=... settings=...')")
-    n_written = int(m.group(1))
-    for k in keys:                                     # settings: same on every row
-        t = [canon(v) for v in design[k]]
-        bad = _first(np.array([x != t[0] for x in t]))
-        if bad is not None:
-            raise _cell(source, design, bad, k, f"the same value on every row (the design's "
-                        f"setting; row 2 has {plain_value(design[k].iloc[0])!r})")
-    order = _check_rows(design, source, n_written)
-    _check_values(design, source, row_cols + keys)
+    return row_cols, keys, m
+
+
+def _check_cells(design: pd.DataFrame, source: str, row_cols: list[str]
+                 ) -> dict[str, list[str]]:
+    """Every sealed cell against its row check; the cells' canonical texts."""
     texts = {c: [canon(v) for v in design[c]] for c in row_cols}
     rows = pd.to_numeric(design["design_row"]).to_numpy(int)
     for i in range(len(design)):
@@ -420,21 +447,7 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
                                       f"this too: keep the design file as written and give "
                                       f"the labels in a separate id,label file.")
                 raise err
-    sett = {k: canon(design[k].iloc[0]) for k in keys}
-    for j, (k, v) in enumerate(sett.items()):
-        if _h("0", k, v)[:_CHUNK] != m.group(3)[j * _CHUNK:(j + 1) * _CHUNK]:
-            raise DesignError(f"{source}, column {k!r} (every row): expected the setting "
-                              f"evalstats wrote; got {plain_value(design[k].iloc[0])!r}, edited "
-                              "after the design was written.")
-    ordered = {c: [texts[c][i] for i in order] for c in row_cols}
-    version = str(design["evalstats_version"].iloc[0])
-    if _digest(n_written, row_cols, sett, ordered, version) != m.group(2):
-        raise DesignError(f"{source}: the design's checksum (column 'design_check') fails: the "
-                          f"file was changed after it was written (e.g. column "
-                          f"'evalstats_version'). Write it again with `evalstats sample`.")
-    if not np.array_equal(order, np.arange(len(design))):
-        notes.add("The design's rows were re-sorted; they were put back in written order.")
-    return design.iloc[order].reset_index(drop=True), notes
+    return texts
 
 
 def _lacks(source: str, what: str) -> DesignError:
