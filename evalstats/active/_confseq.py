@@ -3,7 +3,7 @@ r"""Anytime-valid confidence sequences for the successive design, by betting.
 Every binary measure is monotone in the two totals ``Y₁`` (positives among predicted
 positives) and ``Y₀`` (among predicted negatives), so one-sided confidence sequences for
 each side of each total give one for the measure, read off the corners of the box (a
-union bound: the level ``α`` is split evenly over the sides the measure needs).
+union bound: ``α/4`` for each of the four sides, so one box serves every measure).
 
 **One side, by betting.** For a total ``T`` and a candidate ``m`` a *stream* is a
 sequence ``Y_t`` with conditional mean ``μ(m)`` under ``T = m`` and a lower bound
@@ -44,10 +44,10 @@ from .._result import ConfidenceInterval
 from ._aipw import DrawRecords, pseudo_outcomes, ratio_coefficients
 from ._measures import MeasureSpec
 
-__all__ = ["anytime_sequence", "one_side", "GRID_SIZE", "TRUNCATION"]
+__all__ = ["anytime_sequence", "total_box", "one_side", "GRID_SIZE", "TRUNCATION"]
 
 #: grid points per total (denser near both ends, where small counts live)
-GRID_SIZE = 1001
+GRID_SIZE = 501
 #: fraction of the largest admissible bet (Waudby-Smith & Ramdas 2024)
 TRUNCATION = 0.5
 #: the level the bets are sized for; the same capital gives every level, so the sequences
@@ -76,12 +76,19 @@ def one_side(streams: list[tuple[np.ndarray, np.ndarray, float, float]],
         bet = np.log(1.0 / (alpha if alpha_bet is None else alpha_bet))
         lam = np.sqrt(2.0 * bet / (var / t * t * np.log(t + 1.0))) / scale       # (n,)
         mu = sign * grid + shift                                                # (G,)
-        gap = mu[None, :] - lo[:, None]
-        lam2 = np.where(gap > 0, np.minimum(lam[:, None], TRUNCATION / np.maximum(
-            gap, 1e-300)), lam[:, None])
-        logs.append(np.cumsum(np.log1p(lam2 * (y[:, None] - mu[None, :])), axis=0))
-    total = logs[0] if len(logs) == 1 else np.logaddexp.reduce(
-        np.stack(logs), axis=0) - np.log(len(logs))
+        work = np.subtract(mu[None, :], lo[:, None])             # μ − ℓ_t: the gap
+        cap = np.full_like(work, np.inf)
+        np.divide(TRUNCATION, work, out=cap, where=work > 0)
+        np.minimum(cap, lam[:, None], out=cap)                   # λ_t(m)
+        np.subtract(y[:, None], mu[None, :], out=work)           # y_t − μ
+        work *= cap
+        np.log1p(work, out=work)
+        logs.append(np.cumsum(work, axis=0, out=work))
+    total = logs[0]
+    for more in logs[1:]:
+        np.logaddexp(total, more, out=total)
+    if len(logs) > 1:
+        total -= np.log(len(logs))
     rejected = np.maximum.accumulate(total >= thr, axis=0)
     return ~rejected[np.asarray(at, dtype=int)]
 
@@ -128,26 +135,34 @@ def _first_edge(grid: np.ndarray, ok: np.ndarray, low: bool) -> float:
     return float(grid[idx[-1] + 1]) if idx[-1] < len(grid) - 1 else float(grid[-1])
 
 
+def total_box(rec: DrawRecords, level: float, model: int = 0, at: np.ndarray | None = None
+              ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """Lower and upper sequences of ``Y₁`` and ``Y₀`` after the draws ``at``: four one-sided
+    sequences at ``α/4`` each, so that one box serves every measure of the model."""
+    n = rec.n_draws
+    at = np.array([n - 1]) if at is None else np.asarray(at, dtype=int)
+    alpha = (1.0 - level) / 4
+    alpha_bet = (1.0 - BET_LEVEL) / 4
+    return {g: _total_bounds(rec, model, g, alpha, at, alpha_bet) for g in (1, 0)}
+
+
 def anytime_sequence(rec: DrawRecords, spec: MeasureSpec, level: float, model: int = 0,
-                     at: np.ndarray | None = None) -> list[ConfidenceInterval]:
-    """The measure's confidence sequence after the draws ``at`` (default: the last one)."""
+                     at: np.ndarray | None = None,
+                     box: dict | None = None) -> list[ConfidenceInterval]:
+    """The measure's confidence sequence after the draws ``at`` (default: the last one);
+    ``box``: the :func:`total_box` of the same draws, if computed."""
     n = rec.n_draws
     if n == 0:
         return [ConfidenceInterval(0.0, 1.0)]
-    at = np.array([n - 1]) if at is None else np.asarray(at, dtype=int)
-    n_pos = float(rec.n_pred_pos[model])
-    coef = ratio_coefficients(spec, rec.pool_size, n_pos)
+    box = total_box(rec, level, model, at) if box is None else box
+    coef = ratio_coefficients(spec, rec.pool_size, float(rec.n_pred_pos[model]))
     (a1, a0, _), (b1, b0, _) = coef
-    used = [g for g, a, b in ((1, a1, b1), (0, a0, b0)) if a != 0 or b != 0]
-    alpha = (1.0 - level) / (2 * len(used))
-    alpha_bet = (1.0 - BET_LEVEL) / (2 * len(used))
-    box = {}
-    for g in (1, 0):
-        size = n_pos if g == 1 else rec.pool_size - n_pos
-        box[g] = (_total_bounds(rec, model, g, alpha, at, alpha_bet) if g in used
-                  else (np.zeros(len(at)), np.full(len(at), size)))
-    return [_corners(coef, box[1][0][j], box[1][1][j], box[0][0][j], box[0][1][j])
-            for j in range(len(at))]
+    sizes = {1: float(rec.n_pred_pos[model]), 0: rec.pool_size - float(rec.n_pred_pos[model])}
+    k = len(box[1][0])
+    use = {g: box[g] if (a != 0 or b != 0) else (np.zeros(k), np.full(k, sizes[g]))
+           for g, a, b in ((1, a1, b1), (0, a0, b0))}
+    return [_corners(coef, use[1][0][j], use[1][1][j], use[0][0][j], use[0][1][j])
+            for j in range(k)]
 
 
 def _corners(coef: tuple, y1_lo: float, y1_hi: float, y0_lo: float, y0_hi: float

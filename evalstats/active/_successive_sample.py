@@ -19,7 +19,7 @@ from ._aipw import (
     ratio_estimate,
     score_interval,
 )
-from ._confseq import anytime_sequence
+from ._confseq import anytime_sequence, total_box
 from ._measures import MeasureSpec
 
 __all__ = ["SuccessiveSample", "SUCCESSIVE_METHODS"]
@@ -77,7 +77,11 @@ class SuccessiveSample:
         if not r["defined"]:
             return ConfidenceInterval(float("nan"), float("nan"))
         if method == "anytime":
-            return anytime_sequence(self.records, spec, level, model)[0]
+            key = (model, level)
+            cache = self.__dict__.setdefault("_boxes", {})
+            if key not in cache:
+                cache[key] = total_box(self.records, level, model)
+            return anytime_sequence(self.records, spec, level, model, box=cache[key])[0]
         if method == "score":
             return score_interval(r, level)
         if not np.isfinite(r["std_error"]):
