@@ -287,3 +287,30 @@ def test_active_design_is_the_first_batch_of_the_evaluator():
     online = active_evaluate(pool["prob"], lambda i: y[i], n_labels=150, rng=2,
                              predictions=pool["pred"], batch_size=150, adaptive=False)
     assert res.estimate == online.estimate and res.conf_int() == online.conf_int()
+
+
+def test_deprecated_options_warn_and_change_nothing():
+    from evalstats.active import active_evaluate
+
+    pool, y = _sim()
+    base = active_evaluate(pool["prob"], lambda i: y[i], n_labels=100, rng=1,
+                           predictions=pool["pred"])
+    with pytest.warns(FutureWarning, match="`sampling` is deprecated"):
+        old = active_evaluate(pool["prob"], lambda i: y[i], n_labels=100, rng=1,
+                              predictions=pool["pred"], sampling="poisson",
+                              estimator="calibrated")
+    assert old.estimate == base.estimate
+
+
+def test_half_width_stopping_needs_the_anytime_sequence():
+    from evalstats.active import ActiveEvaluator, active_evaluate
+
+    pool, y = _sim()
+    with pytest.raises(ValueError, match="interval='anytime'"):
+        active_evaluate(pool["prob"], lambda i: y[i], n_labels=300, half_width=0.1, rng=0)
+    with pytest.raises(ValueError, match="`interval`"):
+        ActiveEvaluator(pool["prob"], interval="logit")
+    ev = ActiveEvaluator(pool["prob"], predictions=pool["pred"], interval="anytime", rng=0)
+    res = ev.run(lambda i: y[i], 200, half_width=0.45, batch_size=50)
+    lo, hi = res.conf_int()
+    assert (hi - lo) / 2 <= 0.45 and res.n_labels % 50 == 0
