@@ -28,7 +28,10 @@ class PPSMixin:
     def _pps_init(self, raw: np.ndarray) -> None:
         cfg = self._config
         margins = bool(raw.size and raw.min() < 0)
-        feature = raw if margins else special.logit(np.clip(raw, 1e-12, 1 - 1e-12))
+
+        def feature() -> np.ndarray:
+            return raw if margins else special.logit(np.clip(raw, 1e-12, 1 - 1e-12))
+
         self._pps = SuccessiveDesign(self._pool, self._spec, feature, cfg["epsilon"],
                                      passive=cfg["proposal"] == "passive",
                                      adaptive=cfg["adaptive"])

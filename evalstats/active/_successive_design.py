@@ -119,13 +119,22 @@ def certain_items(size: np.ndarray, n: int) -> np.ndarray:
 class SuccessiveDesign:
     """State of the successive design over a pool: the labeled rows and per-batch sums."""
 
-    def __init__(self, pool: Pool, spec: MeasureSpec, feature: np.ndarray, epsilon: float,
+    def __init__(self, pool: Pool, spec: MeasureSpec, feature: Any, epsilon: float,
                  passive: bool, adaptive: bool = True) -> None:
         self.pool, self.spec, self.epsilon, self.passive = pool, spec, epsilon, passive
-        self.feature, self.adaptive = feature, adaptive
+        self._feature, self.adaptive = feature, adaptive
         self.rows: dict[str, list] = {k: [] for k in ("item", "batch", "certain", "q",
                                                       "bounds", "ghat")}
         self.batches: list[dict[str, Any]] = []
+
+    @property
+    def feature(self) -> np.ndarray:
+        """The recalibration's covariate (log-odds or margins); ``feature`` may be given
+        as a function, called once when the first model is fitted (a 10-million pool then
+        holds no second copy of its scores until labels arrive)."""
+        if callable(self._feature):
+            self._feature = self._feature()
+        return self._feature
 
     # -- one batch ---------------------------------------------------------------------------
     def model(self, lab_idx: np.ndarray, lab_y: np.ndarray) -> tuple[float, float] | None:
