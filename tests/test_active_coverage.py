@@ -160,9 +160,9 @@ class _Stop:
 
 
 def test_anytime_sequence_covers_at_a_data_dependent_stopping_time():
-    """The anytime-valid sequence, stopped as soon as it is narrower than 0.2 or at 600
-    labels, on a 4,000-item pool with 60 positives of which 12 hide at scores below 0.01:
-    200 seeded runs cover F1 at the stopping time at least 0.95 − 3 SE."""
+    """The anytime-valid sequence, stopped as soon as it is narrower than 0.2 or at 400
+    labels, on a 4,000-item pool whose positives include 12 hidden at scores below 0.01:
+    100 seeded runs cover F1 at the stopping time at least 0.95 − 3 SE."""
     rng = np.random.default_rng(77)
     logit = rng.normal(-4.0, 2.0, 4000)
     p = 1 / (1 + np.exp(-logit))
@@ -171,7 +171,7 @@ def test_anytime_sequence_covers_at_a_data_dependent_stopping_time():
     y[rng.choice(low, 12, replace=False)] = 1.0
     pred = (p > 0.3).astype(float)
     truth = 2 * (pred * y).sum() / (pred.sum() + y.sum())
-    out = map_replicates(_Stop(p, pred, y, 600), 200, rng=15, progress=False)
+    out = map_replicates(_Stop(p, pred, y, 400), 100, rng=15, progress=False)
     covered = np.array([lo <= truth <= hi for (lo, hi), _ in out])
     c, se = covered.mean(), np.sqrt(0.95 * 0.05 / len(out))
     assert c >= 0.95 - 3 * se, (c, np.mean([n for _, n in out]))
