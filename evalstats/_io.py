@@ -66,6 +66,19 @@ def _check_names(value: Any, name: str) -> list[str]:
     return out
 
 
+def cell_error(source: str, df: pd.DataFrame, mask, column: str, expected: str,
+               exc: type[TableError] = TableError) -> TableError:
+    """``exc`` naming the first row of ``mask`` (a spreadsheet's numbering: the header is
+    row 1), the column and the value found there."""
+    mask = np.asarray(mask, dtype=bool)
+    i = int(np.flatnonzero(mask)[0])
+    value = plain_value(df[column].iloc[i])
+    n_bad = int(mask.sum())
+    more = f" ({n_bad - 1} more row(s) like it)" if n_bad > 1 else ""
+    return exc(f"{source}, row {i + 2}, column {column!r}: expected {expected}; got "
+               f"{value!r}{more}.")
+
+
 def read_table(path: str | os.PathLike, *, required: Sequence[str] = (),
                header: bool = True, names: Sequence[str] | None = None,
                what: str = "table", text_columns: Sequence[str] = (),

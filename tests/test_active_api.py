@@ -106,7 +106,7 @@ def test_measures_table_and_several_models(pool):
                                             "conf_high", "confidence_level", "method"]
     assert len(res.glance()) == 1
     text = res.summary().as_text()
-    for key in ("Distinct labels", "Draws", "Effective sample size", "Proposal"):
+    for key in ("Distinct labels", "Random draws", "Design", "Interval"):
         assert key in text
     lo, hi = res.conf_int(0.99)
     lo95, hi95 = res.conf_int()
@@ -211,7 +211,8 @@ def test_session_file_resumes_identically(pool, tmp_path):
     ev2.update(ids, truth[ids])
     a, b = ref.result(), ev2.result()
     assert a.estimate == b.estimate and a.n_draws == b.n_draws
-    np.testing.assert_array_equal(a.sample.item_ids, b.sample.item_ids)
+    np.testing.assert_array_equal(a.sample.records.labels, b.sample.records.labels)
+    assert a.conf_int() == b.conf_int()
     # plain SQLite, no pickled objects
     with open(path, "rb") as fh:
         assert fh.read(16) == b"SQLite format 3\x00"
@@ -480,172 +481,6 @@ def test_one_id_twice_in_one_update_needs_one_label():
     ev.update([q[0], q[0]], [1, 1])                    # the same label twice is fine
 
 
-def test_estimate_next_to_the_boundary_gets_the_boundary_interval():
-    """Precision exactly 1 in the pool: an estimate of 0.99998 with SE 0.012 (the variance
-    floor) got the Wilson interval at n* = 0.16, [0.04, 1]; the same pool with an estimate
-    of exactly 1 got [0.96, 1]. A perfect classifier's accuracy 0.99992 got an upper limit
-    below the truth 1. Next to the edge the boundary rule now applies to both."""
-    from evalstats.active import active_evaluate
-    from evalstats.active._intervals import interval
-
-    pool = es.datasets.load("sim_pool")
-    pred = pool["pred"].to_numpy()
-    y = np.where(pred == 1, 1, pool["label"].to_numpy())
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        near = active_evaluate(pool["prob"], lambda i: y[i], 200, "precision",
-                               predictions=pred, rng=1)
-        perfect = active_evaluate(pool["prob"], lambda i: pred[i], 200, "accuracy",
-                                  predictions=pred, rng=0)
-    # the planted case: an interior estimate within the design's resolution 1/n_eff of 1,
-    # with n* = p(1 - p)/se² below NEAR_EDGE_N (0.99976, n_eff 163, n* 1.7 here)
-    from evalstats.active._intervals import NEAR_EDGE_N
-
-    r = near.sample.estimate(near.specs[0])
-    se = max(r["se_low"], r["se_high"])
-    assert 1 - 1 / r["n_eff"] < near.estimate < 1
-    assert near.estimate * (1 - near.estimate) / se ** 2 < NEAR_EDGE_N
-    assert near.conf_int().low > 0.9
-    assert perfect.estimate < 1 and perfect.conf_int().high == 1.0
-    # the rule itself: a near-edge estimate with a floor s.e. is continuous with the edge
-    kw = dict(bounded=True, level=0.95, method="wilson", n_eff=300.0)
-    at, next_to = interval(1.0, 0.012, **kw), interval(1 - 2e-5, 0.012, **kw)
-    assert abs(at.low - next_to.low) < 1e-3 and next_to.high == 1.0
-    # an ordinary interior estimate keeps its Wilson interval at n* = p(1-p)/se²
-    from evalstats.active._intervals import wilson
-    mid = interval(0.4, 0.05, **kw)
-    w = wilson(0.4, 0.4 * 0.6 / 0.05 ** 2, 1.959963984540054)
-    assert (mid.low, mid.high) == pytest.approx((w.low, w.high))
-
-
-def _wilson_by_hand(p, n, z=1.959963984540054):
-    c = z * z / n
-    half = z * np.sqrt(p * (1 - p) / n + c / (4 * n))
-    return ((p + c / 2 - half) / (1 + c), (p + c / 2 + half) / (1 + c))
-
-
-def test_floor_dominated_estimate_within_half_an_se_of_zero_gets_the_boundary_rule():
-    """tweets_rare, 500 labels: F1 0.0024 with s.e. 0.0114 and n_eff 400; the labels' own
-    s.e. 0.00245 (the binomial one at n_eff), so the variance floor is 95 % of the upper
-    side's variance. The Wilson interval at n* = p(1-p)/se² = 18.4 reaches z²/(n* + z²) ≈
-    0.176 — ~230 true positives among 2,440 predicted positives after finding 1 in ~440
-    labeled ones. Within half an s.e. of 0 with the floor ≥ 95 % of the variance it gets
-    the boundary rule: the hull of Wilson at n_eff and the Wald limits (closed forms here)."""
-    from evalstats.active._intervals import interval
-
-    z = 1.959963984540054
-    kw = dict(bounded=True, level=0.95, method="wilson")
-    p, se, n_eff = 0.0024, 0.0114, 400.0
-    ci = interval(p, se, n_eff=n_eff, se_labels=0.00245, **kw)
-    assert ci.low == 0.0                                    # Wald lower limit p - z·se < 0
-    assert ci.high == pytest.approx(max(_wilson_by_hand(p, n_eff)[1], p + z * se), rel=1e-12)
-    assert ci.high == pytest.approx(0.0247, abs=1e-4)
-    # without the labels' s.e. (with-replacement samples, old tables): Wilson at n*
-    plain = interval(p, se, n_eff=n_eff, **kw)
-    assert plain.high == pytest.approx(_wilson_by_hand(p, p * (1 - p) / se ** 2)[1], rel=1e-12)
-    assert plain.high == pytest.approx(0.1765, abs=1e-4)
-    # a review's case (passive 100 labels, 2,000 items): accuracy 0.980 with s.e. 0.023 of
-    # which the floor is 65 %, truth 0.921: Wilson at n* of each side [0.872, 0.997] covers
-    # it; the boundary rule ([0.935, 1]) would not, and the floor is too small to apply it
-    acc = interval(0.9801, 0.0231, n_eff=105.26, se_low=0.0231, se_high=0.0226,
-                   se_labels=0.0137, **kw)
-    assert acc.low == pytest.approx(_wilson_by_hand(0.9801, 0.9801 * 0.0199 / 0.0231 ** 2)[0],
-                                    rel=1e-12)
-    assert acc.high == pytest.approx(_wilson_by_hand(0.9801, 0.9801 * 0.0199 / 0.0226 ** 2)[1],
-                                     rel=1e-12)
-    assert acc.low == pytest.approx(0.8717, abs=1e-4)
-
-
-def test_boundary_weight_blends_the_boundary_rule_in():
-    """Between half an s.e. and one s.e. from 0, and between a floor share of 0.85 and
-    0.95, each limit is the weighted mean ``w·boundary + (1 − w)·Wilson at n*`` with
-    ``w = clip(2 − 2·est/se, 0, 1)·clip((φ − 0.85)/0.1, 0, 1)`` (closed forms here)."""
-    from evalstats.active._intervals import interval
-
-    z = 1.959963984540054
-    kw = dict(bounded=True, level=0.95, method="wilson")
-    se, n_eff = 0.02, 400.0
-    for est, s_l, w in ((0.015, 0.0, 0.5), (0.008, se * np.sqrt(0.1), 0.5),
-                        (0.015, se * np.sqrt(0.1), 0.25), (0.02, 0.0, 0.0), (0.004, 0.0, 1.0)):
-        ci = interval(est, se, n_eff=n_eff, se_labels=s_l, **kw)
-        wil = _wilson_by_hand(est, est * (1 - est) / se ** 2)
-        wb = _wilson_by_hand(est, n_eff)
-        bound = (min(wb[0], max(est - z * se, 0.0)), max(wb[1], est + z * se))
-        assert tuple(ci) == pytest.approx((w * bound[0] + (1 - w) * wil[0],
-                                           w * bound[1] + (1 - w) * wil[1]), rel=1e-9, abs=1e-15)
-
-
-def test_boundary_weight_reads_the_far_side_and_closes_at_n_eff():
-    """Unequal sides (found by a review: s_min for s_max, or the near side for the far one,
-    passed every test): estimate 0.003, lower-side s.e. 0.002, upper 0.011, labels' s.e.
-    0.0025. t = 0.003/0.011 < 1/2 and φ = 1 − (0.0025/0.011)² = 0.948 on the far (upper)
-    side: w = (φ − 0.85)/0.1, the limits w·boundary + (1 − w)·Wilson at each side's n*.
-    The gate: estimate 0.001 with s.e. 0.0012 all floor (SE_L = 0) has n* = 694 > n_eff =
-    400, a binomial-like s.e.: plain Wilson (without the gate w would be 1/3)."""
-    from evalstats.active._intervals import interval
-
-    z = 1.959963984540054
-    kw = dict(bounded=True, level=0.95, method="wilson", n_eff=400.0)
-    est, s_lo, s_hi, s_l = 0.003, 0.002, 0.011, 0.0025
-    ci = interval(est, s_hi, se_low=s_lo, se_high=s_hi, se_labels=s_l, **kw)
-    w = (1 - (s_l / s_hi) ** 2 - 0.85) / 0.1
-    spread = est * (1 - est)
-    wil = (_wilson_by_hand(est, spread / s_lo ** 2)[0], _wilson_by_hand(est, spread / s_hi ** 2)[1])
-    wb = _wilson_by_hand(est, 400.0)
-    bound = (min(wb[0], max(est - z * s_lo, 0.0)), max(wb[1], est + z * s_hi))
-    assert 0.9 < w < 1
-    assert tuple(ci) == pytest.approx((w * bound[0] + (1 - w) * wil[0],
-                                       w * bound[1] + (1 - w) * wil[1]), rel=1e-12)
-    gated = interval(0.001, 0.0012, se_labels=0.0, **kw)
-    n_star = 0.001 * 0.999 / 0.0012 ** 2
-    assert n_star > 400
-    assert tuple(gated) == pytest.approx(_wilson_by_hand(0.001, n_star), rel=1e-12)
-
-
-def test_extreme_standard_errors_give_intervals_not_exceptions():
-    """s.e.s whose square underflows or overflows (a review: ZeroDivisionError below
-    1.5e-162 on the far side, OverflowError above 1.3e154) give an interval in [0, 1]
-    holding the estimate."""
-    from evalstats.active._intervals import interval
-
-    for method in ("wilson", "logit", "linear"):
-        for se, lo_se, hi_se, s_l, n_eff in ((1e-200, 0.5, 1e-200, 0.0, float("inf")),
-                                             (1e200, 1e200, 1e200, 1e-3, 400.0),
-                                             (1e-300, None, None, 1e-301, 400.0),
-                                             (0.3, 1e-170, 0.3, 1e-171, 50.0)):
-            ci = interval(0.3, se, bounded=True, level=0.95, method=method, n_eff=n_eff,
-                          se_low=lo_se, se_high=hi_se, se_labels=s_l)
-            assert 0.0 <= ci.low <= 0.3 <= ci.high <= 1.0
-    # an unknown effective size (NaN) on the boundary is not "known exactly" (a review:
-    # it gave a zero-width interval): the whole range
-    assert tuple(interval(1.0, 0.0, bounded=True, level=0.95, method="wilson",
-                          n_eff=float("nan"))) == (0.0, 1.0)
-
-
-def test_floor_rule_is_continuous_in_the_estimate_and_the_floor_share():
-    """No jump at half or one s.e. from 0 or 1 or at floor shares 0.85 and 0.95: on fine
-    grids of the estimate and of the labels' s.e. neighbouring limits differ by little,
-    and every interval holds its estimate. (The replaced rule jumped at est = s.e.: upper
-    limit 0.062 -> 0.034 at s.e. 0.0114, n_eff 400. The near-edge rule at 1/n_eff and the
-    gate n* = n_eff remain thresholds, off these grids.)"""
-    from evalstats.active._intervals import interval
-
-    kw = dict(bounded=True, level=0.95, method="wilson", n_eff=400.0)
-    se = 0.0114
-    for centre in (0.0, 1.0):
-        ests = np.abs(centre - np.linspace(1e-4, 2 * se, 2000))
-        lims = np.array([tuple(interval(e, se, se_labels=0.001, **kw)) for e in ests])
-        assert np.max(np.abs(np.diff(lims, axis=0))) < 0.002
-        assert np.all((lims[:, 0] <= ests) & (ests <= lims[:, 1]))
-    for method in ("wilson", "logit", "linear"):          # an s.e. whose square underflows
-        tiny = interval(0.3, 1e-300, bounded=True, level=0.95, method=method, n_eff=400.0)
-        assert tiny.low <= 0.3 <= tiny.high and tiny.high - tiny.low < 1e-6
-    s_ls = np.linspace(0.0, se, 2000)
-    lims = np.array([tuple(interval(0.004, se, se_labels=s, **kw)) for s in s_ls])
-    assert np.max(np.abs(np.diff(lims, axis=0))) < 0.002
-    assert lims[0, 1] < lims[-1, 1] / 3                     # floor-only vs no floor
-
-
 def test_with_replacement_census_is_exact():
     """Every item of a 10-item pool labeled with the with-replacement design: the pool's
     own F1 (exact enumeration: 2·4/(2·4 + 1 + 2) = 0.7273), zero width, in the evaluator
@@ -692,7 +527,7 @@ def test_result_sample_is_read_only():
         r = es.active.active_evaluate(pool["prob"], lambda i: y[i], 100, "f1",
                                       predictions=pool["pred"], rng=3)
     with pytest.raises(ValueError, match="read-only"):
-        r.sample.item_labels[:] = 0
+        r.sample.records.labels[:] = 0
 
 
 def test_a_two_column_probability_matrix_is_a_binary_pool():

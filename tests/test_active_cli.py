@@ -569,20 +569,20 @@ def test_default_pps_design_round_trip_and_edit_refused(pool, tmp_path, capsys):
                  "pred", "--id-col", "id", "--n-labels", "80", "--seed", "3", "--out",
                  str(design)]) == 0
     d = pd.read_csv(design)
-    assert (d["design"] == "pps").all() and "pi" in d
+    assert (d["design"] == "pps").all() and "q" in d
     truth = pool.set_index("id")["label"]
     labels = tmp_path / "labels.csv"
     pd.DataFrame({"id": d["id"], "label": truth.loc[d["id"]].to_numpy()}).to_csv(
         labels, index=False)
     capsys.readouterr()
     assert main(["estimate", "--design", str(design), "--labels", str(labels)]) == 0
-    d.loc[5, "pi"] = d.loc[5, "pi"] * 2
+    d.loc[5, "q"] = d.loc[5, "q"] * 2
     edited = tmp_path / "edited.csv"
     d.to_csv(edited, index=False)
     capsys.readouterr()
     assert main(["estimate", "--design", str(edited), "--labels", str(labels)]) == 2
     err = capsys.readouterr().err
-    assert "row 7" in err and "'pi'" in err
+    assert "row 7" in err and "'q'" in err
 
 
 def test_estimate_names_an_unlabeled_item(tmp_path):

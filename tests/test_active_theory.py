@@ -21,7 +21,7 @@ from scipy import integrate, optimize, special, stats
 
 from evalstats._warnings import Notes
 from evalstats.active import optimal_proposal
-from evalstats.active._intervals import interval
+from evalstats.active._intervals import wr_interval
 from evalstats.active._labeled_sample import ratio_estimate
 from evalstats.active._measures import measure_spec
 from evalstats.active._proposals import (
@@ -242,8 +242,8 @@ def test_package_estimator_matches_enumeration_formulas():
         assert r["estimate"] == pytest.approx(ex["g"][j], rel=1e-12)
         if not r["zero_width"]:
             assert r["std_error"] == pytest.approx(ex["se"][j], rel=1e-10)
-            lo, hi = interval(r["estimate"], r["std_error"], bounded=False, level=0.95,
-                              method="linear", n_eff=r["ess"], df=r["n"] - 1)
+            lo, hi = wr_interval(r["estimate"], r["std_error"], bounded=False, level=0.95,
+                                 method="linear", ess=r["ess"], df=r["n"] - 1)
             assert hi - lo == pytest.approx(2 * stats.t.ppf(0.975, 11) * ex["se"][j])
 
 
@@ -316,6 +316,6 @@ def test_exact_coverage_of_default_logit_interval(measure):
         loss, w = ex["spec"].loss_weight(F5[items], Y5[items])
         r = ratio_estimate(ex["v"][items], w, loss)
         if r["defined"]:
-            got = interval(r["estimate"], r["std_error"], bounded=True, level=0.95,
-                           method="logit", n_eff=r["ess"], ess=r["ess"], df=r["n"] - 1)
+            got = wr_interval(r["estimate"], r["std_error"], bounded=True, level=0.95,
+                              method="logit", ess=r["ess"], df=r["n"] - 1)
             np.testing.assert_allclose(got, (lo[j], hi[j]), rtol=1e-9)

@@ -3,12 +3,27 @@
 #
 # A deployed model scores a large unlabeled pool; every label costs money. Sawade et al.
 # (ICML 2010, NIPS 2010) draw the items to label from a *variance-optimal* proposal and
-# correct with importance weights. Here we reproduce their findings on real data:
+# correct with importance weights. The default here keeps their sizes and makes the
+# estimate design-based from end to end:
+#
+# * labels are bought in **batches** (100 at a time); before each batch a model of
+#   `P(y=1|x)` is refitted on the earlier labels (a recalibration of the scores whose prior
+#   says "the scores are calibrated");
+# * items whose inclusion probability would be one are labeled **with certainty**; the rest
+#   are drawn **one at a time without replacement** with probability proportional to
+#   Sawade's size for the model's residual, mixed with a 10 % uniform share;
+# * each draw gives an **AIPW** pseudo-outcome for every pool total (the labels seen, the
+#   model's prediction for the items left, and the drawn item's residual over its draw
+#   probability): its mean is the true total *exactly*, whatever the model — the model only
+#   changes the variance; F1, precision, recall and accuracy are ratios of such totals;
+# * the default interval inverts the **score statistic** of the ratio, and
+#   `interval="anytime"` gives a **confidence sequence** that stays valid when you stop
+#   labeling because the interval looks narrow enough.
+#
+# We compare, on real data:
 #
 # * **passive** (uniform) sampling vs the papers' **static F1 proposal** (with replacement)
-#   vs the default **πps design** (without replacement: capped inclusion probabilities,
-#   model-assisted difference estimator, Wilson interval at the effective sample size) on a
-#   skewed problem (letter one-vs-rest);
+#   vs the **default** on a skewed problem (letter one-vs-rest);
 # * the same under **distribution shift** (Enron spam: train on mailboxes 1–3, evaluate on 4–6);
 # * the **extremely imbalanced** `er_abt_buy` entity-resolution pool (0.09 % matches);
 # * error against labels, the proposal over the model's log-odds, and interval coverage.
@@ -53,7 +68,7 @@ def compare(name, prob, pred, label, reps=REPS, budgets=BUDGETS, seed=0):
     designs = {"passive": dict(proposal="passive", measure="f1", design="with_replacement"),
                "papers' F1 proposal": dict(proposal="optimal", measure="f1",
                                            design="with_replacement"),
-               "πps (default)": dict(measure="f1")}
+               "default (successive πps)": dict(measure="f1")}
     for r in range(reps):
         for design, kw in designs.items():
             for b in budgets:
@@ -94,10 +109,8 @@ def plot_rmse(table, title, ax):
 # ## 1. A skewed problem: letter "A" against the rest
 #
 # A logistic regression is trained on the first half of UCI letter and scores the other
-# half (about 4 % positives). The proposal for F1 concentrates on items with high predicted
-# probability and keeps a 10 % defensive share everywhere else (in the default
-# without-replacement design spread by the square root of each prediction group's
-# influence on F1; uniform in the papers' with-replacement design).
+# half (about 4 % positives). The sizes for F1 concentrate on items whose label the model
+# is unsure of and keep a 10 % uniform defensive share everywhere else.
 
 # %%
 if HAVE_SHARED:
@@ -134,9 +147,10 @@ print(plan.summary())
 # ## 2. Distribution shift: Enron spam, trained on mailboxes 1–3, evaluated on 4–6
 #
 # The spam rate moves from about 27 % to 74 % and the ham comes from other employees: the
-# model's probabilities are miscalibrated on the new mailboxes. The defensive mixture keeps
-# the active estimator no worse than 1/ε times passive; buying the labels in batches
-# (`batch_size=`) lets the πps design update its model of p(y|x) between batches.
+# model's probabilities are miscalibrated on the new mailboxes. The defensive share keeps
+# the active estimator no worse than 1/ε times passive; between batches the default refits
+# its model of p(y|x) on the labels, so later batches are drawn where the labels say the
+# uncertainty is, and the estimate stays unbiased whatever that model is.
 
 # %%
 if HAVE_SHARED:
@@ -198,15 +212,14 @@ print(er_table.round(4).to_string(index=False))
 # %% [markdown]
 # ## 4. Error against labels, the proposal, and one run in detail
 #
-# On a pool this imbalanced the labels the sample has not seen, false negatives among the
-# low scores, are rare events: a batch of a few hundred labels usually misses them (the
-# design-based estimate is then too high) and now and then catches one at a large weight
-# (far too low). There `active_evaluate` reports the prediction of two predictive models of
-# the never-labeled items (the scores, and their recalibration; one of them for the
-# predicted positives and one for the negatives, so four pairs), weighted by how well each
-# predicted its group's labels (prequential likelihood), and keeps the design-based
-# estimate as `design_estimate`; the interval holds all of them (see
-# `evalstats.active._rare`).
+# On a pool this imbalanced the false negatives among the low scores are rare events: a
+# few hundred labels usually draw none of them (the estimate is then a little high) and
+# now and then draw one at a large weight (then much lower). The estimate stays unbiased
+# over the design — its mean is the truth — but its distribution is skewed, and the
+# fixed-size interval, which trusts the spread of the labels it has seen, covers less than
+# 95 % on such pools (section 5). The confidence sequence of `interval="anytime"` does not
+# rely on that spread: it is valid at any number of labels, but wide where errors could
+# hide among items the model is sure of.
 
 # %%
 import matplotlib.pyplot as plt  # noqa: E402
@@ -228,30 +241,30 @@ with warnings.catch_warnings():
     one = active_evaluate(er_prob, lambda i: er_label[i], BUDGETS[-1], "f1",
                           predictions=er_pred, rng=7)
 print(one.summary())
-# in the rare-event regime (few false negatives spread over 50,000 low scores) the estimate
-# is the predictive models' prediction of the never-labeled items, weighted by how well each
-# predicted the next batch's labels; the design-based estimate is kept beside it. One weight
-# per pair (model of the predicted positives, model of the negatives): scores/scores,
-# recalibrated/recalibrated, scores/recalibrated, recalibrated/scores
-print("design-based estimate:", round(one.design_estimate, 4),
-      "pair weights:", np.round(one.diagnostics["model_weights"], 3))
+print("anytime-valid 95 % sequence at the end:", np.round(one.conf_int(method="anytime"), 3))
 ax = one.plot()
 ax.figure.savefig(OUT / "active_run.png", dpi=80, bbox_inches="tight")
 plt.close("all")
 
 # %% [markdown]
-# ## 5. Coverage of the 95 % intervals
+# ## 5. Coverage of the 95 % intervals, and labeling until the interval is narrow
 #
-# Undefined estimates count as misses. Coverage below 95 % at small budgets is reported,
-# not hidden: importance weights are heavy-tailed when few positives are drawn.
+# Undefined estimates count as misses. Coverage below 95 % at small budgets and on the
+# extremely imbalanced pool is reported, not hidden: the importance-weighted residuals are
+# heavy-tailed when the positives that matter are rarely drawn.
 #
-# On a pool in the rare-event regime (section 4) expect coverage near 1 rather than 0.95.
-# Part of the truth is the number of positives among items the design rarely draws; on one
-# pool it is a fixed number that the labels barely reveal, so nearly every run covers it,
-# unless it is unusual, and then most miss. The 95 % holds over the process that drew the labels:
-# with er_abt_buy's scores and labels redrawn from them (75 draws, 40 runs each,
-# `benchmarks/active_label_draws.py`) F1 at 500 labels covers 0.985 over all draws, 1.000
-# on the median draw and 0.55 on the worst, which hides more positives than expected.
+# Labeling "until the interval is narrower than w" is optional stopping: a fixed-size
+# interval watched after every batch loses its coverage. `ActiveEvaluator.run(oracle,
+# n_labels, half_width=w)` allows it only with `interval="anytime"`, whose coverage holds
+# at the stopping time.
+
+# %%
+from evalstats.active import ActiveEvaluator  # noqa: E402
+
+ev = ActiveEvaluator(skew_prob, "f1", predictions=skew_pred, interval="anytime", rng=3)
+stopped = ev.run(lambda i: skew_label[i], BUDGETS[-1], half_width=0.15, progress=False)
+print(stopped, "true F1", round(float(skew_truth["f1"]), 4))
+print(stopped.running().round(3).to_string(index=False))
 
 # %%
 cov = pd.concat([skew_table, shift_table, er_table])

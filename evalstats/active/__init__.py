@@ -1,21 +1,62 @@
-"""Active estimation of risk, accuracy, precision, recall and F-measures from few labels
-(Sawade et al., ICML 2010 / NIPS 2010; without-replacement and model-assisted designs).
+r"""Active estimation of F-measures, precision, recall, accuracy and risks from few labels.
 
-This package only re-exports; the code lives in its private modules:
+**The default method** (binary pools; ``design="pps"``). Labels are bought in batches
+(100 per batch in :func:`active_evaluate`). Before batch ``k``, from labels of earlier
+batches only:
 
-* ``_measures`` — measures as generalized risks ``E[wℓ]/E[w]``;
-* ``_proposals`` / ``_proposal`` — the pool, Theorem-1 radicands, the proposal (built in one
-  place: ``build_proposal``);
-* ``_design`` / ``_batches`` — the without-replacement πps design: capped inclusion
-  probabilities, Pareto/Poisson sampling, the stratified Beta–Bernoulli model, batches;
-* ``_ht`` — model-assisted (difference) and Horvitz–Thompson estimators for πps samples;
-* ``_estimators`` — the papers' with-replacement importance-sampling estimator and the
-  :class:`ActiveEstimate` result; ``_intervals`` — Wilson/logit/linear intervals;
-* ``_evaluator`` / ``_evaluator_pps`` — the query/update loop (both designs);
-* ``_offline`` — one-call and offline (design table) workflows; ``_forecast`` — the a-priori
-  budget forecast; ``_calibration`` — Platt/isotonic recalibration; ``_state`` — sessions.
+1. *Model.* ``ĝ = expit(a + b·logit(score))``, ``(a, b)`` the posterior mode under
+   ``a, b − 1 ~ N(0, 2.5²)`` — the default weakly informative logistic prior (Gelman et
+   al. 2008) centred on "the scores are calibrated"; before any label, the scores.
+2. *Sizes.* ``s* = sqrt(ĝ(1 − ĝ))·|a_i − G̃ b_i|``, the root of the model-expected squared
+   residual of the item's linearised influence on the measure ``G = A/B`` (Sawade et al.
+   2010, Theorem 1, for the model-assisted residual), mixed with a uniform defensive share
+   ``ε = 0.1``: the variance is then at most ``1/(1 − ε)`` times the optimum and ``1/ε``
+   times passive sampling's, whatever the labels.
+3. *Certainty stratum.* Items whose capped inclusion ``min(1, c·s)`` (``Σ = n_k``) is 1
+   are labeled with certainty (no variance), at most ``n_k − 1`` of them.
+4. *Successive draws.* The rest one at a time, item ``i`` with ``q_t(i) = s_i/Σ_{R_t} s``
+   among the items ``R_t`` not labeled yet (Rosén 1972); a batch's probabilities do not
+   depend on its labels, so they are asked together.
+5. *Estimator.* Every measure is ``A/B`` with ``A``, ``B`` linear in the positives of each
+   prediction group. Draw ``t`` gives the AIPW pseudo-outcome of each total ``T``,
+   ``X_t = Σ_{L_t} y + Σ_{R_t} ĝ + (y_x − ĝ_x)/q_t`` with ``E[X_t | past] = T`` exactly
+   for any model (Farquhar et al. 2021; Zrnic & Candès 2024); ``T̂ = Σ a_t X_t`` with equal
+   weight per label (predictable, summing to one) is exactly unbiased. ``Ĝ = Â/B̂``.
+6. *Interval.* The score interval ``{g : (Σ a_t D_t(g))² ≤ z² Σ a_t² D_t(g)²}``,
+   ``D_t(g) = A_t − g B_t`` (mean 0 under ``G = g``, so its variance is estimated without
+   bias there; a Fieller/Wilson construction). It relies on the martingale CLT: where
+   positives hide among items the model calls near-certain negatives, a few hundred
+   labels may draw none of them, the estimate is then too high and no fixed-``n``
+   interval can know it (a note says so).
+7. *Anytime-valid sequence* (``interval="anytime"``). Betting confidence sequences
+   (Waudby-Smith & Ramdas 2024; Waudby-Smith et al. 2022) on the same draws: for each
+   side of each total, the average of the capitals of the doubly robust pseudo-outcome
+   (bounded by the recorded largest ``ĝ/q`` and ``(1 − ĝ)/q``) and of the nonnegative
+   importance-weighted count, under a union bound; valid at any stopping time, so
+   ``ActiveEvaluator.run(..., half_width=w)`` may label until it is narrow. It is wide
+   where errors could hide among confidently scored items: no valid interval is narrower.
+
+Everything reported is design-based; the model only changes the variance. The papers'
+with-replacement design (``design="with_replacement"``; multi-class and squared-loss
+pools) keeps their self-normalised estimator and a logit interval.
+
+This package only re-exports; the code lives in private modules: ``_successive_design``
+(steps 1–4), ``_aipw`` (5–6), ``_confseq`` (7), ``_successive_sample`` and
+``_design_table`` (the design as a table; every route estimates from it), ``_estimators``
+(:class:`ActiveEstimate`), ``_evaluator`` / ``_evaluator_pps`` / ``_evaluator_wr`` /
+``_loop`` (:class:`ActiveEvaluator`), ``_offline``, ``_proposal(s)`` (the papers'
+proposals), ``_forecast``, ``_state`` (sessions), ``_design_io`` / ``_labels_io``.
+
+References
+----------
+Sawade, Landwehr, Bickel & Scheffer, ICML 2010; Sawade, Landwehr & Scheffer, NIPS 2010;
+Rosén, Ann. Math. Stat. 43, 1972; Särndal, Swensson & Wretman, *Model Assisted Survey
+Sampling*, 1992; Farquhar, Gal & Rainforth, ICLR 2021; Zrnic & Candès, ICML 2024;
+Waudby-Smith & Ramdas, JRSSB 86(1), 2024; Waudby-Smith, Wu, Ramdas, Karampatziakis &
+Mineiro, arXiv 2210.10768, 2022; Gelman, Jakulin, Pittau & Su, Ann. Appl. Stat. 2, 2008.
 """
 
+from ._design_io import read_design
 from ._estimators import ActiveEstimate
 from ._evaluator import ActiveEvaluator
 from ._forecast import BudgetForecast, active_budget
@@ -33,4 +74,5 @@ __all__ = [
     "ActiveEstimate",
     "Proposal",
     "BudgetForecast",
+    "read_design",
 ]

@@ -38,12 +38,13 @@ import numpy as np
 import pandas as pd
 
 from .._io import TableError
+from .._io import cell_error as table_cell_error
 from .._validation import fail, plain_value
 from .._warnings import Notes
 from ._measures import MEASURES
 
 __all__ = ["DesignError", "DESIGN_SETTINGS", "CHECK_COLUMNS", "seal_design", "verify_design",
-           "read_design", "canon", "cell_error"]
+           "read_design", "canon", "cell_error", "rounded"]
 
 DESIGN_FORMAT = "evalstats-design/1"
 #: the settings columns of a with-replacement design (:meth:`ActiveEvaluator.design`)
@@ -125,6 +126,18 @@ def _digest(n: int, row_cols: Sequence[str], settings: Mapping[str, str],
 
 # -- writing -------------------------------------------------------------------------------------
 
+def rounded(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its floats rounded to the 12 significant digits the check hashes: the
+    written text then reads back to the same canonical text under any parser within an
+    ulp (pandas < 3's default `pd.read_csv` is not exact), not only a round-trip one, and
+    an evaluator that estimates from these values agrees with the file bit for bit."""
+    df = df.copy()
+    for c in df.columns:
+        if pd.api.types.is_float_dtype(df[c]):
+            df[c] = [float(format(v, ".12g")) if np.isfinite(v) else v for v in df[c]]
+    return df
+
+
 def seal_design(df: pd.DataFrame, settings: Mapping[str, Any] | Sequence[str] = DESIGN_SETTINGS,
                 ) -> pd.DataFrame:
     """The design with its integrity columns appended (see the module docstring).
@@ -144,13 +157,7 @@ def seal_design(df: pd.DataFrame, settings: Mapping[str, Any] | Sequence[str] = 
         keys = list(settings)
     else:
         keys = [k for k in settings if k in df.columns]
-    df = df.drop(columns=[c for c in CHECK_COLUMNS if c in df.columns])
-    # floats rounded to the 12 significant digits the check hashes: the written text then
-    # reads back to the same canonical text under any parser that is within an ulp
-    # (pandas < 3's default `pd.read_csv` is not exact), not only a round-trip one
-    for c in df.columns:
-        if pd.api.types.is_float_dtype(df[c]):
-            df[c] = [float(format(v, ".12g")) if np.isfinite(v) else v for v in df[c]]
+    df = rounded(df.drop(columns=[c for c in CHECK_COLUMNS if c in df.columns]))
     row_cols = [c for c in df.columns if c not in keys]
     n = len(df)
     version = _package_version()
@@ -175,7 +182,30 @@ def sealed_names(design: pd.DataFrame) -> tuple[list[str], list[str]]:
 
 
 def read_design(path: Any) -> pd.DataFrame:
-    """Read a design CSV (identifiers kept as written); clear errors for empty files."""
+    """Read a design CSV written by :func:`active_design` or ``evalstats sample``.
+
+    Identifiers are kept as written (``00009`` stays ``00009``) and floats are parsed
+    exactly, so the design's integrity check and the estimate see the values written.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+
+    Returns
+    -------
+    DataFrame
+        The design, ready for :func:`estimate_from_labels`.
+
+    Raises
+    ------
+    FileNotFoundError, DesignError
+        A missing, empty or unreadable file.
+
+    See Also
+    --------
+    active_design, estimate_from_labels
+    """
     from pathlib import Path
 
     p = Path(path)
@@ -207,15 +237,8 @@ def read_design(path: Any) -> pd.DataFrame:
 
 def cell_error(source: str, df: pd.DataFrame, mask: Any, column: str, expected: str,
                ) -> DesignError:
-    """:class:`DesignError` naming the first row of ``mask`` (a spreadsheet's numbering:
-    the header is row 1), the column and the value found there."""
-    mask = np.asarray(mask, dtype=bool)
-    i = int(np.flatnonzero(mask)[0])
-    value = plain_value(df[column].iloc[i])
-    n_bad = int(mask.sum())
-    more = f" ({n_bad - 1} more row(s) like it)" if n_bad > 1 else ""
-    return DesignError(f"{source}, row {i + 2}, column {column!r}: expected {expected}; got "
-                       f"{value!r}{more}.")
+    """:class:`DesignError` naming the first row of ``mask``, the column and the value."""
+    return table_cell_error(source, df, mask, column, expected, exc=DesignError)
 
 
 def _cell(source: str, df: pd.DataFrame, i: int, column: str, expected: str) -> DesignError:
@@ -355,6 +378,36 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
         notes.add("The design carries no integrity check (no 'design_check' column); its "
                   "values were checked one by one only.")
         return design, notes
+    row_cols, keys, m = _seal_parts(design, source)
+    n_written = int(m.group(1))
+    for k in keys:                                     # settings: same on every row
+        t = [canon(v) for v in design[k]]
+        bad = _first(np.array([x != t[0] for x in t]))
+        if bad is not None:
+            raise _cell(source, design, bad, k, f"the same value on every row (the design's "
+                        f"setting; row 2 has {plain_value(design[k].iloc[0])!r})")
+    order = _check_rows(design, source, n_written)
+    _check_values(design, source, row_cols + keys)
+    texts = _check_cells(design, source, row_cols)
+    sett = {k: canon(design[k].iloc[0]) for k in keys}
+    for j, (k, v) in enumerate(sett.items()):
+        if _h("0", k, v)[:_CHUNK] != m.group(3)[j * _CHUNK:(j + 1) * _CHUNK]:
+            raise DesignError(f"{source}, column {k!r} (every row): expected the setting "
+                              f"evalstats wrote; got {plain_value(design[k].iloc[0])!r}, edited "
+                              "after the design was written.")
+    ordered = {c: [texts[c][i] for i in order] for c in row_cols}
+    version = str(design["evalstats_version"].iloc[0])
+    if _digest(n_written, row_cols, sett, ordered, version) != m.group(2):
+        raise DesignError(f"{source}: the design's checksum (column 'design_check') fails: the "
+                          f"file was changed after it was written (e.g. column "
+                          f"'evalstats_version'). Write it again with `evalstats sample`.")
+    if not np.array_equal(order, np.arange(len(design))):
+        notes.add("The design's rows were re-sorted; they were put back in written order.")
+    return design.iloc[order].reset_index(drop=True), notes
+
+
+def _seal_parts(design: pd.DataFrame, source: str) -> tuple[list[str], list[str], Any]:
+    """The sealed row columns, the settings and the parsed ``design_check``."""
     for c in CHECK_COLUMNS:
         if c not in design.columns:
             raise _lacks(source, f"{c} (an integrity column)")
@@ -372,15 +425,12 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
     if m is None or len(m.group(3)) != _CHUNK * len(keys):
         raise _cell(source, design, 0, "design_check", f"the check written by evalstats "
                     f"('{DESIGN_FORMAT} rows=... sha256=... settings=...')")
-    n_written = int(m.group(1))
-    for k in keys:                                     # settings: same on every row
-        t = [canon(v) for v in design[k]]
-        bad = _first(np.array([x != t[0] for x in t]))
-        if bad is not None:
-            raise _cell(source, design, bad, k, f"the same value on every row (the design's "
-                        f"setting; row 2 has {plain_value(design[k].iloc[0])!r})")
-    order = _check_rows(design, source, n_written)
-    _check_values(design, source, row_cols + keys)
+    return row_cols, keys, m
+
+
+def _check_cells(design: pd.DataFrame, source: str, row_cols: list[str]
+                 ) -> dict[str, list[str]]:
+    """Every sealed cell against its row check; the cells' canonical texts."""
     texts = {c: [canon(v) for v in design[c]] for c in row_cols}
     rows = pd.to_numeric(design["design_row"]).to_numpy(int)
     for i in range(len(design)):
@@ -397,21 +447,7 @@ def verify_design(design: Any, *, source: str = "design", require_seal: bool = F
                                       f"this too: keep the design file as written and give "
                                       f"the labels in a separate id,label file.")
                 raise err
-    sett = {k: canon(design[k].iloc[0]) for k in keys}
-    for j, (k, v) in enumerate(sett.items()):
-        if _h("0", k, v)[:_CHUNK] != m.group(3)[j * _CHUNK:(j + 1) * _CHUNK]:
-            raise DesignError(f"{source}, column {k!r} (every row): expected the setting "
-                              f"evalstats wrote; got {plain_value(design[k].iloc[0])!r}, edited "
-                              "after the design was written.")
-    ordered = {c: [texts[c][i] for i in order] for c in row_cols}
-    version = str(design["evalstats_version"].iloc[0])
-    if _digest(n_written, row_cols, sett, ordered, version) != m.group(2):
-        raise DesignError(f"{source}: the design's checksum (column 'design_check') fails: the "
-                          f"file was changed after it was written (e.g. column "
-                          f"'evalstats_version'). Write it again with `evalstats sample`.")
-    if not np.array_equal(order, np.arange(len(design))):
-        notes.add("The design's rows were re-sorted; they were put back in written order.")
-    return design.iloc[order].reset_index(drop=True), notes
+    return texts
 
 
 def _lacks(source: str, what: str) -> DesignError:

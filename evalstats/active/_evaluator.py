@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -22,80 +23,124 @@ from .._validation import (
     rng_alias,
 )
 from .._warnings import Notes
-from ._batches import design_iv
 from ._calibration import CALIBRATIONS
-from ._design import SAMPLINGS
-from ._design_io import DESIGN_SETTINGS, seal_design
+from ._design_io import DESIGN_SETTINGS, canon, seal_design
+from ._design_table import PPS_SETTINGS, design_kind
 from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator_pps import PPSMixin
 from ._evaluator_wr import WithReplacementMixin
-from ._ht import ESTIMATORS
+from ._labels_io import UnusedLabelsWarning
+from ._loop import LoopMixin
 from ._measures import MeasureSpec, companion_specs, measure_spec
 from ._proposal import PROPOSALS, build_proposal
 from ._proposals import Pool, Proposal, pool_iv
-from ._state import StateStore, is_range, pool_arrays
+from ._state import (
+    SessionFileError,
+    StateStore,
+    is_range,
+    pool_arrays,
+    validate_session,
+)
 
 __all__ = ["ActiveEvaluator"]
 
-#: the design used for binary pools when ``design=None`` (chosen by the benchmark)
+#: the design used for binary pools when ``design=None``
 DEFAULT_DESIGN = "pps"
+DESIGNS = ("pps", "with_replacement")
+#: interval methods an evaluator may report by default, per design
+INTERVALS = {"pps": ("score", "anytime", "wald"), "with_replacement": ("logit",)}
 
 
-class ActiveEvaluator(PPSMixin, WithReplacementMixin):
+def design_iv(design: str | None, spec: MeasureSpec, scores: Any,
+              recalibrate: str | None) -> str:
+    """``None`` -> "pps" for binary pools; "pps" needs a binary pool and no recalibration."""
+    binary = np.ndim(scores) == 1 and spec.kind != "squared"
+    if design is None:
+        return DEFAULT_DESIGN if binary and recalibrate is None else "with_replacement"
+    check_option(design, "design", DESIGNS)
+    if design == "pps" and not binary:
+        raise fail("design", "'with_replacement' for multi-class or squared-loss pools",
+                   value=design)
+    if design == "pps" and recalibrate is not None:
+        raise fail("recalibrate", "None with design='pps' (its model is refitted between "
+                   "batches by itself; use adaptive=True)", value=recalibrate)
+    return design
+
+
+def ids_iv(ids: np.ndarray) -> None:
+    """Ids a design file can carry: none missing, none that reads back as a missing value
+    (``"NA"``, ``""``), none equal to another as text (``1`` and ``"1"``, ``7`` and ``7.0``,
+    ``"00009"`` and ``9``), so the design written is always one that reads back."""
+    if ids.dtype.kind in "iub":
+        return
+    missing = np.flatnonzero(pd.isna(pd.Series(ids, dtype=object)).to_numpy())
+    if len(missing):
+        raise fail("ids", "identifiers without missing values",
+                   got=f"{ids[missing[0]]!r} at position {int(missing[0])}")
+    texts = pd.Series([canon(v) for v in ids])
+    empty = np.flatnonzero((texts == "").to_numpy())
+    if len(empty):
+        raise fail("ids", "identifiers that do not read back as a missing value",
+                   got=f"{ids[empty[0]]!r} at position {int(empty[0])}",
+                   remedy="A design file stores ids as text; rename that id.")
+    dup = np.flatnonzero(texts.duplicated(keep=False).to_numpy())
+    if len(dup):
+        other = dup[texts.to_numpy()[dup] == texts.iloc[dup[0]]][1]
+        raise fail("ids", "distinct as text (a design file stores them as text)",
+                   got=f"{ids[dup[0]]!r} and {ids[other]!r}, which read back alike")
+
+
+def deprecated_options(estimator: Any, sampling: Any) -> None:
+    """``estimator`` and ``sampling`` lost their meaning with the successive design."""
+    for name, value, now in (("estimator", estimator, "the AIPW (difference) estimator"),
+                             ("sampling", sampling, "successive sampling")):
+        if value is not None:
+            warnings.warn(f"`{name}` is deprecated and ignored: the default design always "
+                          f"uses {now}.", FutureWarning, stacklevel=4)
+
+
+class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
     """Sequential active estimation: ``query(batch_size)``, ``update(ids, labels)``, ``result()``.
 
-    **Without replacement** (``design="pps"``, the default for binary pools): each
-    ``query(k)`` selects ``k`` unlabeled items with capped inclusion probabilities
-    ``π = min(1, c·size)`` (Pareto order sampling; ``sampling="poisson"`` for independent
-    draws of random size), where the size follows the model-assisted estimator's optimal
-    allocation (see :mod:`evalstats.active._design`). With ``adaptive=True`` the model of
-    ``p(y=1|x)`` is updated from the labels between batches (stratified Beta–Bernoulli). The
-    estimate is the calibrated model-assisted estimator (``estimator="calibrated"``), the
-    plain difference estimator or Horvitz–Thompson, batches combined as a martingale sum (see
-    :mod:`evalstats.active._ht`);
-    label a batch before querying the next.
+    **Default design** (``design="pps"``, binary pools): each ``query(k)`` selects a
+    batch of ``k`` unlabeled items by successive πps sampling with a certainty stratum,
+    from a model of ``P(y=1|x)`` refitted on the labels of earlier batches (see
+    :mod:`evalstats.active` for the method); label a batch before querying the next. The
+    estimate is the design-based AIPW estimator, exactly unbiased for every pool total
+    whatever the model; the default interval inverts the score statistic of the measure
+    (``interval="score"``), and ``interval="anytime"`` gives a confidence sequence valid at
+    any stopping time (so :meth:`run` may stop when it is narrow enough).
 
-    **With replacement** (``design="with_replacement"``, the papers' design): items are drawn
-    with replacement from the proposal; a draw of an already labeled (or
-    already requested) item is recorded as a draw but asks for no new label, so
-    ``query(k)`` returns exactly ``k`` new items to label. With ``path`` the whole state
-    (pool, draws, labels, generator state) is written to a SQLite file after every
-    ``query`` and ``update``; :meth:`open` resumes it. The file holds plain data only.
+    **With replacement** (``design="with_replacement"``, the papers' design; multi-class
+    and squared-loss pools): items are drawn with replacement from the proposal; a draw of
+    an already labeled (or requested) item is recorded but asks for no new label, so
+    ``query(k)`` returns exactly ``k`` new items. ``recalibrate="platt"``/``"isotonic"``
+    rebuilds its proposal from recalibrated scores between batches.
 
-    With ``recalibrate="platt"`` or ``"isotonic"`` the scores are recalibrated on the labels
-    acquired so far (importance-weighted) before each batch and the proposal rebuilt from the
-    calibrated probabilities, mixed half and half with the initial design (so no weight
-    exceeds twice its initial value). Every draw keeps the weight ``1/(N q_b)`` of the proposal
-    ``q_b`` it came from, so the estimator stays consistent (each term has mean zero given
-    the past: a martingale-difference sum, for which the same ``S²`` applies). Raw scores
-    (e.g. SVM margins) are allowed only with recalibration: the first batch is then uniform.
+    With ``path`` the whole state (pool, draws, labels, generator state) is written to a
+    SQLite file after every ``query`` and ``update``; :meth:`open` resumes it.
 
     Parameters
     ----------
     scores, measure, predictions, beta, alpha, variance, epsilon
-        As in :func:`optimal_proposal`; in the πps design ``epsilon`` is spread by the square
-        root of each prediction group's influence on ``measure``
-        (``_design.defensive_weights``).
+        As in :func:`optimal_proposal`; raw margins (some negative) are read as log-odds.
     ids : array_like, optional
         Identifiers of the pool items (default ``0..N-1``); ``query`` returns them and
         ``update`` takes them.
     proposal : {"optimal", "passive"}
         ``"passive"`` samples uniformly through the same code.
     design : {None, "pps", "with_replacement"}
-        ``None``: ``"pps"`` for binary pools (every F-type measure, accuracy, error),
-        ``"with_replacement"`` for multi-class and squared-loss pools.
-    estimator : {"calibrated", "difference", "horvitz_thompson"}
-        πps design only: the difference estimator with each prediction group's residual
-        regressed on the model from the labels (GREG, default; robust to a model that is off
-        by a constant or a factor, e.g. constant scores or another prevalence; a slope
-        within its own noise is shrunk to 0, see ``_ht.calibration_fit``),
-        the plain difference (model-assisted) estimator, or Horvitz–Thompson totals.
-    sampling : {"pareto", "poisson"}
-        πps design only: fixed batch size (default) or independent Bernoulli draws.
+        ``None``: ``"pps"`` for binary pools, ``"with_replacement"`` otherwise.
+    interval : {"score", "anytime", "wald"}
+        Default interval of ``result()`` for ``"pps"``: the score interval (fixed
+        number of labels), the anytime-valid confidence sequence, or the Wald interval.
     adaptive : bool
-        πps design only: update the model from the labels between batches (default True).
+        ``"pps"`` only: refit the model on the labels between batches (default True);
+        False keeps the scores as the model.
+    estimator, sampling
+        Deprecated and ignored (FutureWarning).
     recalibrate : {None, "platt", "isotonic"}
-        Recalibrate the scores between batches.
+        With replacement only: recalibrate the scores between batches.
     confidence_level : float
         Level of the interval of :meth:`result`.
     rng : None, int or Generator
@@ -126,27 +171,26 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
                  recalibrate: str | None = None, confidence_level: float = 0.95,
                  rng: None | int | np.random.Generator = None,
                  path: str | Path | None = None, design: str | None = None,
-                 estimator: str = "calibrated", sampling: str = "pareto",
-                 adaptive: bool = True) -> None:
+                 estimator: str | None = None, sampling: str | None = None,
+                 adaptive: bool = True, interval: str = "score") -> None:
         check_option(proposal, "proposal", PROPOSALS)
         if recalibrate is not None:
             check_option(recalibrate, "recalibrate", CALIBRATIONS)
+        deprecated_options(estimator, sampling)
         spec = measure_spec(measure, beta, alpha)
         if np.ndim(scores) == 2 and np.shape(scores)[1] == 2 and spec.kind != "squared":
-            # a binary pool written as two probability columns: the positive class's, as
-            # the pool itself reads it (it picked the with-replacement design and refused
-            # design='pps' as multi-class)
             scores = check_probability_matrix(scores, "scores")[:, 1]
-        design = design_iv(design, spec, scores, recalibrate, DEFAULT_DESIGN)
-        check_option(estimator, "estimator", ESTIMATORS)
-        check_option(sampling, "sampling", SAMPLINGS)
-        raw = False
-        ranking = None
+        design = design_iv(design, spec, scores, recalibrate)
         if design == "pps":
-            arr = check_array(scores, "scores")
-            ranking = arr
-            if arr.size and arr.min() < 0 and np.isfinite(arr).all():
-                scores = special.expit(arr)  # margins (some negative): a logistic prior
+            check_option(interval, "interval", INTERVALS["pps"])
+        elif interval != "score":
+            raise fail("interval", "'score' (the default) with design='with_replacement'",
+                       value=interval, remedy="The other intervals need design='pps'.")
+        raw, ranking = False, None
+        if design == "pps":
+            ranking = check_array(scores, "scores")
+            if ranking.size and ranking.min() < 0 and np.isfinite(ranking).all():
+                scores = special.expit(ranking)   # margins: log-odds
         elif recalibrate is not None and np.ndim(scores) == 1 and spec.kind != "squared":
             arr = check_array(scores, "scores")
             raw = bool(arr.min() < 0 or arr.max() > 1)
@@ -161,8 +205,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
             measure=measure, beta=float(beta), alpha=alpha, proposal=proposal,
             epsilon=check_scalar(epsilon, "epsilon", 0.0, 1.0), recalibrate=recalibrate,
             confidence_level=check_confidence_level(confidence_level), design=design,
-            estimator=estimator, sampling=sampling, adaptive=bool(adaptive),
-            defensive="influence"))
+            adaptive=bool(adaptive), interval=interval if design == "pps" else "logit"))
         if design == "pps":
             self._raw = ranking
             self._pps_init(ranking)
@@ -194,6 +237,8 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
         self._index = pd.RangeIndex(n) if ids is None else pd.Index(self._ids)
         if not self._index.is_unique:
             raise fail("ids", "unique", got=f"{int(self._index.duplicated().sum())} duplicates")
+        if ids is not None:
+            ids_iv(self._ids)
         self._draw_idx: list[int] = []
         self._draw_q: list[float] = []
         self._draw_batch: list[int] = []
@@ -241,17 +286,24 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
             raise FileNotFoundError(f"`path` must be an existing session file; got {str(path)!r}.")
         store = StateStore(path)
         meta, pool_cols, draws, labels = store.load()
-        cfg = meta["config"]
         scores, preds, variance, ids = pool_arrays(pool_cols, meta)
         del pool_cols
+        validate_session(path, meta, draws, labels, len(scores),
+                         2 if np.ndim(scores) == 1 else np.shape(scores)[1])
+        cfg = meta["config"]
         if ids.ndim == 1 and is_range(ids):   # default ids: a RangeIndex, no 80 MB copy
             ids = None
+        if cfg.get("design") == "pps" and "rows" not in meta.get("pps", {"rows": 0}):
+            raise SessionFileError(
+                f"The session file {str(path)!r} was drawn by an earlier version's πps "
+                f"design (Pareto/Poisson batches), which this version no longer has; its "
+                f"labels are intact: estimate them with the version that wrote the file.")
         self = cls(scores, cfg["measure"], predictions=preds, ids=ids,
                    beta=cfg["beta"], alpha=cfg["alpha"], variance=variance,
                    proposal=cfg["proposal"], epsilon=cfg["epsilon"],
                    recalibrate=cfg["recalibrate"], confidence_level=cfg["confidence_level"],
-                   **{k: cfg[k] for k in ("design", "estimator", "sampling", "adaptive")
-                      if k in cfg})
+                   **{k: cfg[k] for k in ("design", "adaptive", "interval") if k in cfg
+                      and not (k == "interval" and cfg.get("design") != "pps")})
         bitgen = getattr(np.random, meta["rng_kind"])()
         bitgen.state = meta["rng_state"]
         self._rng = np.random.Generator(bitgen)
@@ -262,11 +314,6 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
         self._labels = {int(i): float(y)
                         for i, y in zip(labels["idx"], labels["label"], strict=True)}
         self._pending = {i: None for i in self._draw_idx if i not in self._labels}
-        if self._config["design"] == "pps":
-            # a session drawn before the defensive share followed the influence keeps the
-            # uniform share it was drawn with (its batches' π are replayed for the floor)
-            self._config["defensive"] = cfg.get("defensive", "uniform")
-            self._pps.defensive = self._config["defensive"]
         if "pps" in meta:
             self._pps_restore(meta["pps"])
         self._store = store
@@ -313,6 +360,12 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
             new = self._pps_query(batch_size)
             self._save_draws(seq0)
             return self._ids[new]
+        if self._pending:
+            raise fail("query", "called after the items queried before are labeled",
+                       got=f"{len(self._pending)} queried items without a label (e.g. id "
+                           f"{plain_value(self.pending[0])!r})", verb="must be",
+                       remedy="Label them with `update()` first: draws after an unlabeled one "
+                              "could not be used.")
         prop = self._proposal()
         q = prop.q
         open_mask = q > 0
@@ -415,41 +468,50 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin):
         return dict(zero_f1=tuple((p == 1).sum(axis=0)), zero_f0=tuple((p == 0).sum(axis=0)))
 
     def result(self, _call: dict | None = None) -> ActiveEstimate:
-        """The estimate from every draw whose label is known (usable at any moment)."""
+        """The estimate from every labeled batch (πps) or labeled draw prefix (usable at
+        any moment)."""
         pps = self._config["design"] == "pps"
         sample, n_cut = self._pps_sample() if pps else self.sample()
-        if pps and self._last is None:
-            raise fail("result", "called after at least one labeled batch",
-                       got="no batch queried yet", verb="must be")
-        prop = self._last if self._last is not None else self._proposal()
+        prop = self.proposal if pps else (self._last or self._proposal())
         notes = Notes()
         notes.extend(self._notes)
         notes.extend(prop.notes)
         if n_cut:
-            notes.add(f"{n_cut} draws after the first unlabeled queried item are not used yet."
-                      if not pps else f"{n_cut} items of an incompletely labeled batch are "
-                      f"not used yet.")
-        call = _call or dict(function="ActiveEvaluator.result",
-                             measure=self._config["measure"],
-                             proposal=self._config["proposal"], epsilon=self._config["epsilon"])
-        kinds = self._config["proposal"]
-        if pps and kinds == "optimal":
-            kinds = "pps, adaptive" if self._config["adaptive"] else "pps"
-        if self._config["recalibrate"]:
-            kinds = f"optimal+{self._config['recalibrate']}"
+            unused = self._unused_labels(n_cut, pps)
+            msg = (f"{n_cut} items of an incompletely labeled batch are not used yet"
+                   if pps else f"{n_cut} draws after the first unlabeled queried item are "
+                   f"not used yet") + (f", {unused} of them labeled: label the rest (ids "
+                                       f"`pending`) to use them." if unused else ".")
+            if unused:
+                notes.warn(UnusedLabelsWarning, msg)
+            else:
+                notes.add(msg)
+        cfg = self._config
+        call = _call or dict(function="ActiveEvaluator.result", measure=cfg["measure"],
+                             proposal=cfg["proposal"], epsilon=cfg["epsilon"])
+        kinds = design_kind(cfg["proposal"], cfg["adaptive"]) if pps else cfg["proposal"]
+        if cfg["recalibrate"]:
+            kinds = f"optimal+{cfg['recalibrate']}"
         return make_estimate(
             sample, companion_specs(self._spec, self._pool.binary),
-            model_names=self._pool.model_names, level=self._config["confidence_level"],
-            proposal_kind=kinds, epsilon=self._config["epsilon"]
-            if self._config["proposal"] == "optimal" else 1.0, plug_in=prop.plug_in,
-            pool_size=self._pool.size, call=call, notes=notes,
+            model_names=self._pool.model_names, level=cfg["confidence_level"],
+            proposal_kind=kinds, epsilon=cfg["epsilon"] if cfg["proposal"] == "optimal"
+            else 1.0, plug_in=prop.plug_in, pool_size=self._pool.size, call=call,
+            notes=notes, interval_method=cfg["interval"],
             plot=dict(plot_x=prop.plot_x, plot_q=prop.plot_q, plot_pred=prop.plot_pred))
+
+    def _unused_labels(self, n_cut: int, pps: bool) -> int:
+        """Labeled items among the ``n_cut`` last draws (πps: rows) the result leaves out."""
+        tail = (self._pps.rows["item"] if pps else self._draw_idx)[-n_cut:]
+        used_before = set((self._pps.rows["item"] if pps else self._draw_idx)[:-n_cut])
+        return len({int(i) for i in tail if int(i) in self._labels and int(i) not in used_before})
 
     def design(self) -> pd.DataFrame:
         """The queried items as a table to export (see :func:`active_design`)."""
         if self._config["design"] == "pps":
-            return seal_design(self._pps_design(),
-                               DESIGN_SETTINGS + ("design", "sampling", "estimator"))
+            table = self._pps_design()
+            extra = tuple(c for c in table.columns if c.startswith("n_pred_pos"))
+            return seal_design(table, PPS_SETTINGS + extra)
         table = self._wr_design()
         zero = tuple(c for c in table.columns if c.startswith(("zero_f1", "zero_f0")))
         return seal_design(table, DESIGN_SETTINGS + ("design",) + zero)

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from .._result import freeze_array
+from .._result import ConfidenceInterval, critical_value, freeze_array
+from ._intervals import wr_interval
 from ._measures import MeasureSpec
 
 __all__ = ["LabeledSample", "ratio_estimate", "frozen_copy"]
@@ -79,6 +81,36 @@ class LabeledSample:
         return dict(r, n_eff=r["ess"], reason="" if r["defined"] else (
             "no drawn item has positive weight (e.g. no predicted positive for precision, "
             "no positive label for recall)"))
+
+    def interval(self, spec: MeasureSpec, model: int, level: float, method: str,
+                 r: dict | None = None) -> ConfidenceInterval:
+        """The ``method`` interval (:func:`~._intervals.wr_interval`, ``n_draws − 1`` df)."""
+        r = self.estimate(spec, model) if r is None else r
+        if r.get("census"):
+            return ConfidenceInterval(float(r["estimate"]), float(r["estimate"]))
+        return wr_interval(r["estimate"], r["std_error"], bounded=spec.kind != "squared",
+                           level=level, method=method, ess=r["ess"], df=max(r["n"] - 1, 1))
+
+    def running(self, spec: MeasureSpec, level: float, method: str,
+                n_points: int = 60) -> pd.DataFrame:
+        """The estimate and its linear t interval after each prefix of the draws."""
+        loss, w = self.loss_weight(spec)
+        vw = self.draw_weight * w
+        s1, s2 = np.cumsum(vw), np.cumsum(vw * loss)
+        a, b, c = np.cumsum(vw ** 2 * loss ** 2), np.cumsum(vw ** 2 * loss), np.cumsum(vw ** 2)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(s1 > 0, s2 / s1, np.nan)
+            se = np.sqrt(np.maximum(a - 2 * g * b + g ** 2 * c, 0.0)) / s1
+        n = np.arange(1, len(vw) + 1)
+        _, first = np.unique(self.draw_item, return_index=True)
+        labels = np.cumsum(np.isin(np.arange(len(vw)), first))
+        idx = np.unique(np.linspace(1, len(vw) - 1, min(n_points, len(vw))).astype(int))
+        q = np.array([critical_value(level, max(k - 1, 1)) for k in n[idx]])
+        lo, hi = g[idx] - q * se[idx], g[idx] + q * se[idx]
+        if spec.kind != "squared":
+            lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
+        return pd.DataFrame(dict(n_draws=n[idx], n_labels=labels[idx], estimate=g[idx],
+                                 conf_low=lo, conf_high=hi))
 
 
 def _unidentified(spec: MeasureSpec, zero_f1: int, zero_f0: int) -> bool:

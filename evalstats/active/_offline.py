@@ -12,20 +12,25 @@ import numpy as np
 import pandas as pd
 
 from .._naming import named_result
-from .._validation import check_confidence_level, check_int, fail, plain_value, rng_alias
+from .._validation import (
+    check_confidence_level,
+    check_int,
+    check_option,
+    fail,
+    plain_value,
+    rng_alias,
+)
 from .._warnings import Notes
+from ._design_io import read_design
+from ._design_table import design_kind, records_from_table
 from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator import ActiveEvaluator
-from ._evaluator_pps import design_from_table
 from ._labeled_sample import LabeledSample
 from ._labels_io import UnusedLabelsWarning, cut_at_first_unlabeled, design_and_labels
 from ._measures import MeasureSpec, companion_specs
+from ._successive_sample import SUCCESSIVE_METHODS, SuccessiveSample
 
 __all__ = ["active_evaluate", "active_design", "estimate_from_labels"]
-
-
-#: default labels per batch of the adaptive πps design in :func:`active_evaluate`
-ADAPTIVE_BATCH = 100
 
 
 @rng_alias
@@ -38,88 +43,79 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
                     recalibrate: str | None = None, batch_size: int | None = None,
                     ids: Any = None, confidence_level: float = 0.95,
                     path: str | Path | None = None, design: str | None = None,
-                    estimator: str = "calibrated", sampling: str = "pareto",
-                    adaptive: bool = True, budget: int | None = None) -> ActiveEstimate:
-    r"""Estimate a measure with ``n_labels`` distinct labels from a labeling callback.
+                    estimator: str | None = None, sampling: str | None = None,
+                    adaptive: bool = True, budget: int | None = None,
+                    interval: str = "score", half_width: float | None = None,
+                    progress: bool | None = None) -> ActiveEstimate:
+    r"""Estimate a measure with up to ``n_labels`` distinct labels from a labeling callback.
 
-    **Default for binary pools (``design="pps"``):** the items are selected *without
-    replacement* with capped inclusion probabilities ``π = min(1, c·size)`` (Pareto πps;
-    items with ``π = 1`` are labeled with certainty), and every measure is estimated by the
-    calibrated model-assisted estimator (the model's expected value summed over the pool plus
-    the ``1/π``-weighted residuals of the labeled items, with a line ``δ + γ m`` of the
-    model's residual in each prediction group estimated from the labels) with a
-    delta-method variance for the ratio; the interval is Wilson's at the effective sample size (see
-    :mod:`evalstats.active._ht`, :mod:`evalstats.active._intervals`). The labels are bought
-    in batches (of 100 by default) and (``adaptive=True``, the default) the model and the
-    inclusion probabilities are updated from the labels between batches.
+    **Default for binary pools** (``design="pps"``): batches of 100 labels by successive
+    πps sampling with a certainty stratum, sizes from a model refitted on earlier batches
+    (Sawade's variance-optimal sizes for the model-assisted residual, with a uniform
+    defensive share ``epsilon``); every measure by the design-based AIPW estimator, exactly
+    unbiased for every pool total whatever the model; the interval inverts the score
+    statistic of the measure, or (``interval="anytime"``) is a confidence sequence valid at
+    any stopping time. The method is written out in :mod:`evalstats.active`.
 
-    **The papers' design (``design="with_replacement"``, and for multi-class or squared-loss
-    pools):** draws with replacement from the proposal (Algorithm 1 of both papers), asks
-    ``oracle`` only for items not labeled before, and stops at the ``n_labels``-th distinct
-    label. The estimate is ``Ĝ = Σ v w ℓ / Σ v w`` with the delta-method standard error
-    ``sqrt(Σ v² w² (ℓ − Ĝ)²) / Σ v w`` (the form printed in the NIPS paper lacks ``1/E[w]²``
-    and is not used); the interval is the delta method on the logit scale with ``ESS − 1``
-    df (``res.conf_int(method="linear")`` gives the papers' linear t interval).
+    **The papers' design** (``design="with_replacement"``; multi-class and squared-loss
+    pools): draws with replacement from the optimal proposal, asks ``oracle`` only for
+    items not labeled before; the self-normalised importance-sampling estimate with its
+    delta-method standard error and a logit interval.
 
     Parameters
     ----------
     scores : array_like
-        The model's ``p(y=1|x)`` (or an ``(N, K)`` probability matrix, or predictive means
-        for ``measure="squared"``). Raw margins are accepted with ``recalibrate``.
+        The model's ``p(y=1|x)`` (raw margins, some negative, are read as log-odds), an
+        ``(N, K)`` probability matrix, or predictive means for ``measure="squared"``.
     oracle : callable
-        ``oracle(ids) -> labels`` for an array of item identifiers.
+        ``oracle(ids) -> labels`` for an array of item identifiers; an answer indexed by
+        id (a pandas Series) is aligned by its index.
     n_labels : int
-        Number of distinct labels to buy (>= 1). ``budget=`` is the old spelling (deprecated).
-        With ``sampling="poisson"`` each batch has a random size with this expectation, so
-        the total can differ by a few labels (``n_labels`` of the result is the count
-        bought); the default Pareto sampling buys exactly this many.
+        Number of distinct labels to buy (>= 1); with ``half_width`` the most to buy.
+        ``budget=`` is the old spelling (deprecated).
     measure : {"f1", "precision", "recall", "fbeta", "accuracy", "error", "squared"}
-        The measure the proposal is optimised for; ``measures()`` gives all others (those
-        the design cannot identify — e.g. recall when ``measure="precision"`` and
-        ``epsilon=0`` never samples predicted negatives — are NaN with ``defined=False``).
+        The measure the design is built for; ``measures()`` gives every other one.
     proposal : {"optimal", "passive"}
         ``"passive"`` samples uniformly through the same code.
     predictions : array_like or DataFrame, optional
-        Predicted labels (default argmax of ``scores``); several columns = several models,
-        all estimated from the same sample (the first one drives the proposal).
+        Predicted labels (default ``scores > 0.5``); several columns = several models,
+        all estimated from the same sample (the first one drives the design).
     rng : None, int or Generator
     beta, alpha, variance, epsilon
-        See :func:`optimal_proposal`. In the πps design the defensive share ``epsilon`` is
-        spread by the square root of each prediction group's influence on ``measure``
-        (every item keeps at least 5 % of the larger group's weight;
-        ``evalstats.active._design.defensive_weights``), not uniformly.
+        See :func:`optimal_proposal`.
     recalibrate : {None, "platt", "isotonic"}
-        Recalibrate the scores on the labels so far and rebuild the proposal between batches.
+        With replacement only: recalibrate the scores between batches.
     batch_size : int, optional
-        Labels per oracle call. Default: batches of ``ADAPTIVE_BATCH = 100`` for the adaptive
-        πps design (the model is refitted between them), the whole budget otherwise
-        (``proposal="passive"`` included: one simple random sample), and
-        budget/10 with recalibration. Batches of 100 against one batch
-        (``benchmarks/active_benchmark.py``, ten pools, 100 runs each): worst F1 RMSE ratio
-        to adaptive OASIS 1.21 / 1.27 / 1.37 against 1.36 / 1.47 / 1.42 at 200 / 500 / 1000
-        labels, mean 1.07 / 1.05 / 0.95 against 1.07 / 1.09 / 0.99; lowest coverage 0.92
-        against 0.90. One batch is better where the scores are already calibrated
-        (sim_calibrated 0.80 against 0.88 at 500 labels). Batches of 20 were worse than 100 on
-        the rare pools tried.
+        Labels per oracle call (default 100 for ``"pps"``, the whole budget otherwise).
     ids : array_like, optional
         Item identifiers passed to ``oracle`` (default positions ``0..N-1``).
     confidence_level : float
     path : str or Path, optional
         Session file (see :class:`ActiveEvaluator`): labels survive a crash.
-    design, estimator, sampling, adaptive
+    design, adaptive
         See :class:`ActiveEvaluator`.
+    estimator, sampling
+        Deprecated and ignored.
+    interval : {"score", "anytime", "wald"}
+        The default interval of the result (``"pps"``).
+    half_width : float, optional
+        Stop as soon as the interval's half-width is at most this (only with
+        ``interval="anytime"``, the one interval that stays valid under such a rule).
+    progress : bool or None
+        Progress bar over the labels.
 
     Returns
     -------
     ActiveEstimate
-        ``.estimate``, ``.std_error``, ``.conf_int()``, ``.n_labels``, ``.n_draws``,
-        ``.ess``, ``.measures()``, ``.summary()``, ``.plot()``.
+        ``.estimate``, ``.std_error``, ``.conf_int()``, ``.n_labels``, ``.measures()``,
+        ``.running()``, ``.summary()``, ``.plot()``.
 
     Raises
     ------
     ValueError
-        Bad pool or budget; an oracle answer outside the label set (the labels obtained so
-        far stay in the evaluator attached to the exception as ``err.evaluator``).
+        Bad pool or budget; an oracle answer outside the label set. Whatever the oracle
+        raises, the labels bought so far stay in the evaluator attached to the exception
+        as ``err.evaluator`` (continue with ``err.evaluator.run(oracle, n_labels)``).
 
     See Also
     --------
@@ -131,7 +127,7 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
     >>> from evalstats.active import active_evaluate
     >>> pool = es.datasets.load("sim_pool")
     >>> truth = pool["label"].to_numpy()
-    >>> res = active_evaluate(pool["prob"], lambda ids: truth[ids], budget=200,
+    >>> res = active_evaluate(pool["prob"], lambda ids: truth[ids], n_labels=200,
     ...                       measure="f1", predictions=pool["pred"], rng=0)
     >>> res.n_labels
     200
@@ -144,28 +140,11 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
                          alpha=alpha, variance=variance, proposal=proposal, epsilon=epsilon,
                          recalibrate=recalibrate, confidence_level=confidence_level, rng=rng,
                          path=path, design=design, estimator=estimator, sampling=sampling,
-                         adaptive=adaptive)
-    if budget > ev._pool.size:
-        raise fail("n_labels", f"at most the pool size {ev._pool.size}", value=budget)
-    if batch_size is None:
-        if recalibrate is not None:
-            batch_size = max(budget // 10, 10)
-        elif (ev._config["design"] == "pps" and ev._config["adaptive"]
-              and proposal != "passive"):
-            batch_size = min(budget, ADAPTIVE_BATCH)
-        else:
-            batch_size = budget
-    batch_size = check_int(batch_size, "batch_size", 1)
-    while ev.n_labels < budget:
-        ids_ = ev.query(min(batch_size, budget - ev.n_labels))
-        try:
-            ev.update(ids_, _oracle_answer(oracle(ids_), len(ids_)))
-        except (ValueError, TypeError) as err:
-            err.evaluator = ev
-            raise
+                         adaptive=adaptive, interval=interval)
+    ev.run(oracle, budget, half_width=half_width, batch_size=batch_size, progress=progress)
     call = dict(function="active_evaluate", n_labels=budget, measure=measure,
-                proposal=proposal, epsilon=epsilon, recalibrate=recalibrate,
-                design=ev._config["design"], batch_size=batch_size)
+                proposal=proposal, epsilon=epsilon, design=ev._config["design"],
+                interval=ev._config["interval"])
     return ev.result(_call=call)
 
 
@@ -182,30 +161,22 @@ def _n_labels_iv(n_labels: int | None, budget: int | None) -> int:
     return check_int(n_labels, "n_labels", 1)
 
 
-def _oracle_answer(answer: Any, n: int) -> np.ndarray:
-    arr = np.asarray(answer.to_numpy() if isinstance(answer, pd.Series) else answer)
-    if arr.shape != (n,):
-        raise fail("oracle", f"to return one label per id ({n})", got=f"shape {arr.shape}",
-                   verb="must be a callable")
-    return arr
-
-
 @rng_alias
-
-
 def active_design(scores: Any, n_labels: int | None = None, measure: str = "f1",
                   rng: None | int | np.random.Generator = None, *, predictions: Any = None,
                   ids: Any = None, beta: float = 1.0, alpha: float | None = None,
                   variance: Any = None, proposal: str = "optimal",
                   epsilon: float = 0.1, design: str | None = None,
-                  estimator: str = "calibrated", sampling: str = "pareto",
+                  estimator: str | None = None, sampling: str | None = None,
                   budget: int | None = None) -> pd.DataFrame:
     """The items to label, offline (one batch; for batches use :class:`ActiveEvaluator`).
 
-    ``design="pps"`` (default for binary pools): one row per selected item, columns as
-    listed in :mod:`evalstats.active._evaluator_pps` (``id``, ``batch``, ``pi``, ``weight``,
-    ``model_prob``, ..., and the batch's pool totals the estimator needs).
-    ``budget=`` is the old spelling of ``n_labels`` (deprecated).
+    ``design="pps"`` (default for binary pools): one row per selected item in labeling
+    order (the certain items, then the draws), with what the estimator needs: ``id``,
+    ``batch``, ``certain``, ``q`` (draw probability), ``model_prob``, ``score``, ``pred``,
+    the batch's model sums and residual bounds, and the settings (columns listed in
+    :mod:`evalstats.active._design_table`). ``budget=`` is the old spelling of
+    ``n_labels`` (deprecated).
 
     ``design="with_replacement"``: one row per distinct item of ``n_labels`` draws-until-new.
     Columns: ``id``, ``n_draws`` (times drawn), ``first_draw``, ``draw_seq`` (positions in
@@ -242,42 +213,50 @@ def active_design(scores: Any, n_labels: int | None = None, measure: str = "f1",
 
 
 @named_result
-def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
-                         confidence_level: float = 0.95) -> ActiveEstimate:
+def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
+                         confidence_level: float = 0.95,
+                         interval: str = "score", require_seal: bool = False,
+                         label_column: str = "label") -> ActiveEstimate:
     """Estimate every measure once the labels of an :func:`active_design` come back.
 
     Parameters
     ----------
-    design : DataFrame
-        The table returned by :func:`active_design` (or read back from its CSV).
+    design : DataFrame or path
+        The table returned by :func:`active_design` or ``ActiveEvaluator.design()``, or
+        the path of its CSV (read with identifiers kept as written).
     labels : array_like, Series, dict or DataFrame
         The labels: aligned with ``design`` rows, a Series/dict keyed by ``id``, or a
-        DataFrame with ``id`` and ``label`` columns. Items left unlabeled cut the draw
-        sequence at the first of them (a valid stopping rule), with a note.
+        DataFrame with ``id`` and ``label`` columns. A πps design whose items are not all
+        labeled is used up to the last batch labeled in full; a with-replacement design
+        is cut at the first unlabeled draw (a valid stopping rule), with a note.
     confidence_level : float
+    interval : {"score", "anytime", "wald"}
+        The default interval of a πps design's result.
+    require_seal : bool
+        Refuse a table without its integrity columns (the command line does).
+    label_column : str
+        The name of the label column, for messages.
 
     Notes
     -----
-    The table holds only the drawn items, not the pool, so the variance floor of a πps
-    design (the model-anticipated variance, see :mod:`evalstats.active._ht`) is the one
-    recorded when each batch was drawn, under that batch's model. The callback and session
-    workflows, which keep the pool, also floor it under a logistic recalibration of the
-    scores refitted on the labels; with overconfident scores that lifted the coverage of
-    the one-batch interval at 200 labels from 0.865–0.938 to 0.920–0.948
-    (``sim_overconfident``, 400 seeds, ``benchmarks/README.md``). Where unseen labels are
-    rare events they also replace the floor by the reach of a predictive model of the
-    never-labeled items, which needs the pool (``_ht.RARE_SKEW``). For such scores prefer
-    :func:`active_evaluate` or a persisted :class:`ActiveEvaluator` session
-    (``ActiveEvaluator.open``).
+    The same items and labels give the same estimate and intervals, bit for bit, as
+    :func:`active_evaluate` and the :class:`ActiveEvaluator` that drew them: the evaluator
+    computes its own results from this table.
 
     See Also
     --------
     active_design, active_evaluate
     """
     level = check_confidence_level(confidence_level)
-    design, y, notes = design_and_labels(design, labels)
+    if isinstance(design, str | Path):
+        source = Path(design).name
+        design = read_design(design)
+        design.attrs["source"] = source
+    design, y, notes = design_and_labels(design, labels, require_seal=require_seal,
+                                         label_column=label_column)
     if "design" in design.columns and (design["design"] == "pps").any():
-        return _estimate_pps(design, y, notes, level)
+        check_option(interval, "interval", SUCCESSIVE_METHODS)
+        return _estimate_pps(design, y, notes, level, interval)
     name = str(design["measure"].iloc[0])
     alpha = design["alpha"].iloc[0] if "alpha" in design else np.nan
     spec = MeasureSpec(name, "f", float(alpha)) if np.isfinite(alpha) else MeasureSpec(name, name)
@@ -324,32 +303,25 @@ def estimate_from_labels(design: pd.DataFrame, labels: Any, *,
                                    n_design=len(design)))
 
 
-PPS_COLUMNS = ("id", "batch", "pi", "model_prob", "pred", "measure", "sampling", "estimator",
-               "pool_size")
-
-
-def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes,
-                  level: float) -> ActiveEstimate:
-    """:func:`estimate_from_labels` for a without-replacement (πps) design table."""
-    missing = [c for c in PPS_COLUMNS if c not in design.columns]
-    if missing:
-        raise fail("design", "a table with the columns of `active_design(design='pps')`",
-                   got=f"no column(s) {', '.join(missing)}")
+def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes, level: float,
+                  interval: str) -> ActiveEstimate:
+    """:func:`estimate_from_labels` for a successive (πps) design table."""
     known = np.isfinite(y)
     bad = known & ~np.isin(y, (0.0, 1.0))
     if bad.any():
         raise fail("labels", "binary labels 0 or 1", got=f"{int(bad.sum())} other values, "
                    f"e.g. {y[bad][0]:g}")
     if not known.all():
-        first = int(design["batch"].to_numpy()[~known].min())
+        batch = design["batch"].to_numpy(int)
+        first = int(batch[~known].min())
         unlabeled = design["id"].to_numpy()[~known]
-        keep = design["batch"].to_numpy() < first
+        keep = batch < first
         ignored = int((known & ~keep).sum())
         msg = (f"{int((~known).sum())} design items have no label (e.g. id "
                f"{plain_value(unlabeled[0])!r}); batches from {first} on are not used"
                + (f", so {ignored} labeled items are ignored: label the missing ones to use "
                   "every label." if ignored else "."))
-        if ignored:         # labels given and thrown away: warned, as the other design
+        if ignored:
             notes.warn(UnusedLabelsWarning, msg)
         else:
             notes.add(msg)
@@ -358,14 +330,19 @@ def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes,
             raise fail("labels", "every label of the first batch",
                        got=f"{int((~known).sum())} design items without a label, e.g. id "
                            f"{plain_value(unlabeled[0])!r}")
-    sample, pred_cols = design_from_table(design, y)
+    sample = SuccessiveSample(records_from_table(design, y))
     name = str(design["measure"].iloc[0])
     alpha = design["alpha"].iloc[0] if "alpha" in design else np.nan
     spec = MeasureSpec(name, "f", float(alpha)) if np.isfinite(alpha) else MeasureSpec(name, name)
-    eps = float(design["epsilon"].iloc[0]) if "epsilon" in design else float("nan")
+    pred_cols = [c for c in design.columns if c == "pred" or c.startswith("pred_")]
+    first = str(design["model"].iloc[0]) if "model" in design else "model"
     return make_estimate(sample, companion_specs(spec, True),
-                         model_names=["model"] + [c[5:] for c in pred_cols[1:]], level=level,
-                         proposal_kind="pps", epsilon=eps, plug_in=float("nan"),
+                         model_names=[first] + [c[5:] for c in pred_cols[1:]], level=level,
+                         proposal_kind=design_kind(
+                             str(design["proposal"].iloc[0]),
+                             bool(design["adaptive"].iloc[0]) if "adaptive" in design else False),
+                         epsilon=float(design["epsilon"].iloc[0]), plug_in=float("nan"),
                          pool_size=int(design["pool_size"].iloc[0]), notes=notes,
+                         interval_method=interval,
                          call=dict(function="estimate_from_labels", measure=name,
                                    n_design=len(design)))

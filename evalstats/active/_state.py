@@ -54,7 +54,7 @@ BUSY_TIMEOUT = 30.0
 _TABLES = {"meta", "pool", "draws", "labels"}
 
 __all__ = ["StateStore", "SessionFileError", "SessionConflictError", "SessionPathError",
-           "pool_arrays", "FORMAT"]
+           "pool_arrays", "validate_session", "FORMAT"]
 
 
 class SessionFileError(ValueError):
@@ -90,6 +90,48 @@ def pool_arrays(cols: Mapping[str, np.ndarray], meta: Mapping[str, Any],
     preds = pd.DataFrame({m: cols[c] for m, c in zip(meta["model_names"], pcols, strict=True)},
                          copy=False)
     return scores, preds, cols.get("var"), cols["id"]
+
+
+def validate_session(path: Any, meta: Mapping[str, Any], draws: pd.DataFrame,
+                     labels: pd.DataFrame, n_pool: int, n_classes: int) -> None:
+    """Refuse a session whose contents were edited into something no evaluator writes: a
+    config that is not a mapping of the known keys, draws that are not contiguous or name
+    items outside the pool, labels outside the measure's domain or of items never drawn."""
+    where = f"The session file {str(path)!r}"
+    cfg = meta.get("config")
+    keys = ("measure", "beta", "alpha", "proposal", "epsilon", "recalibrate",
+            "confidence_level", "design")
+    if not isinstance(cfg, Mapping) or any(k not in cfg for k in keys):
+        got = type(cfg).__name__ if not isinstance(cfg, Mapping) else \
+            f"no {', '.join(k for k in keys if k not in cfg)}"
+        raise SessionFileError(f"{where} has a malformed configuration ({got}); it was edited "
+                               f"after it was written. Start a new session.")
+    label_set = (None if cfg["measure"] == "squared"
+                 else np.arange(n_classes, dtype=float))
+    seq = draws["seq"].to_numpy()
+    if len(seq) and not np.array_equal(np.sort(seq), np.arange(len(seq))):
+        missing = sorted(set(range(int(seq.max()) + 1)) - set(seq.tolist()))
+        raise SessionFileError(f"{where} lacks draw {missing[0] if missing else len(seq)} of "
+                               f"its draw sequence (rows were deleted); its estimates would "
+                               f"use a different sample. Start a new session.")
+    for name, idx in (("draws", draws["idx"]), ("labels", labels["idx"])):
+        x = pd.to_numeric(idx, errors="coerce").to_numpy(float)
+        if ((x != np.round(x)) | (x < 0) | (x >= n_pool) | ~np.isfinite(x)).any():
+            raise SessionFileError(f"{where} has {name} of items outside the pool (0..."
+                                   f"{n_pool - 1}); it was edited after it was written.")
+    y = pd.to_numeric(labels["label"], errors="coerce").to_numpy(float)
+    bad = ~np.isfinite(y) if label_set is None else ~np.isin(y, label_set)
+    if bad.any():
+        raise SessionFileError(
+            f"{where} holds a label {labels['label'].to_numpy()[bad][0]!r} for item "
+            f"{int(labels['idx'].to_numpy()[bad][0])}, outside the measure's labels "
+            f"{'(finite numbers)' if label_set is None else set(label_set.tolist())}; it was "
+            f"edited after it was written. Correct or delete that row with the sqlite3 shell.")
+    undrawn = ~np.isin(labels["idx"].to_numpy(), draws["idx"].to_numpy())
+    if undrawn.any():
+        raise SessionFileError(f"{where} holds a label of item "
+                               f"{int(labels['idx'].to_numpy()[undrawn][0])}, which was never "
+                               f"drawn; it was edited after it was written.")
 
 
 def _is_default_prediction(scores: np.ndarray, pred: np.ndarray, block: int = 1 << 20) -> bool:
@@ -201,6 +243,16 @@ class StateStore:
             return SessionFileError(
                 f"The session file {p!r} (or its directory) is not writable by this user; "
                 f"a session needs both. Copy it to a writable directory and open the copy.")
+        if isinstance(err, sqlite3.OperationalError) and "full" in str(err).lower():
+            return SessionFileError(
+                f"The disk holding the session file {p!r} is full: nothing of this call was "
+                f"written, and the file with every label acknowledged before is intact. Free "
+                f"some space and repeat the call (or reopen it with ActiveEvaluator.open).")
+        if isinstance(err, sqlite3.OperationalError) and "readonly" in str(err).lower():
+            return SessionFileError(
+                f"The session file {p!r} cannot be written (permission denied or a read-only "
+                f"file system); its labels are intact. Make it writable, or copy it to a "
+                f"writable directory and open the copy.")
         if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
             return SessionFileError(
                 f"The session file {p!r} stayed locked by another process for more than "

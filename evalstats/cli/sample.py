@@ -124,8 +124,7 @@ def _design_columns(first: pd.DataFrame) -> set[str] | None:
 def _read_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str], str]:
     from pathlib import Path
 
-    from .._io import check_ids, read_table
-    from ..active._design_io import cell_error
+    from .._io import cell_error, check_ids, read_table
 
     preds = _columns(args.pred_col)
     ids = [args.id_col] if args.id_col else []
@@ -170,7 +169,9 @@ def run_sample(args: argparse.Namespace) -> int:
         raise fail("--label-col", "a column the design does not have already",
                    got=f"{args.label_col!r}, {_column_role(args.label_col, set(design.columns))}")
     write_csv(design, args.out)
-    facts = {"items to label": len(design), "draws": int(design["n_draws"].sum()),
+    draws = (int((design["certain"] == 0).sum()) if "certain" in design.columns
+             else int(design["n_draws"].sum()))
+    facts = {"items to label": len(design), "draws": draws,
              "pool size": len(pool), "measure": args.measure, "proposal": args.proposal,
              "epsilon": args.epsilon, "seed": seed, "design file": str(args.out)}
     print(_render_facts(facts, args.format))
@@ -305,11 +306,10 @@ def _check_not_self_scored(design: pd.DataFrame, y: np.ndarray, args: argparse.N
 def run_estimate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .._io import read_table
-    from ..active import estimate_from_labels
+    from ..active import estimate_from_labels, read_design
     from ..active._labels_io import design_and_labels
 
-    design = read_table(args.design, what="design", text_columns=["id"], exact_floats=True)
+    design = read_design(args.design)
     dname = Path(args.design).name
     _check_label_col(args, design)
     labels, lname = _read_labels(args, design, dname)
@@ -318,7 +318,8 @@ def run_estimate(args: argparse.Namespace) -> int:
     checked, y, _ = design_and_labels(design, labels, source=dname, labels_source=lname,
                                       require_seal=True, label_column=args.label_col)
     _check_not_self_scored(checked, y, args, lname)
-    res = estimate_from_labels(design, labels, confidence_level=args.confidence_level)
+    res = estimate_from_labels(design, labels, confidence_level=args.confidence_level,
+                               require_seal=True, label_column=args.label_col)
     emit(res, args, title="Active estimate")
     return 0
 

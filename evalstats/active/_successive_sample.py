@@ -1,0 +1,118 @@
+"""The labeled sample of the successive design: estimates, intervals and running values of
+every measure from its :class:`~._aipw.DrawRecords` (formulas in :mod:`._aipw` and
+:mod:`._confseq`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._result import ConfidenceInterval, critical_value, freeze_array
+from ._aipw import (
+    DrawRecords,
+    pseudo_outcomes,
+    ratio_coefficients,
+    ratio_estimate,
+    score_interval,
+)
+from ._confseq import anytime_sequence, total_box
+from ._measures import MeasureSpec
+
+__all__ = ["SuccessiveSample", "SUCCESSIVE_METHODS"]
+
+#: interval methods of the successive design (first = default)
+SUCCESSIVE_METHODS = ("score", "anytime", "wald")
+
+
+@dataclass(frozen=True)
+class SuccessiveSample:
+    """The records of a successive design, read as estimates of any binary measure (its
+    arrays are read-only copies: a result never changes after it is made)."""
+
+    records: DrawRecords
+
+    def __post_init__(self) -> None:
+        frozen = {f.name: freeze_array(getattr(self.records, f.name))
+                  for f in dataclasses.fields(self.records)
+                  if isinstance(getattr(self.records, f.name), np.ndarray)}
+        object.__setattr__(self, "records", dataclasses.replace(self.records, **frozen))
+
+    @property
+    def n_labels(self) -> int:
+        return self.records.n_labels
+
+    @property
+    def n_draws(self) -> int:
+        return self.records.n_draws
+
+    def _coef(self, spec: MeasureSpec, model: int) -> tuple:
+        rec = self.records
+        return ratio_coefficients(spec, rec.pool_size, float(rec.n_pred_pos[model]))
+
+    def estimate(self, spec: MeasureSpec, model: int = 0) -> dict[str, Any]:
+        """:func:`~._aipw.ratio_estimate` of ``spec`` for model column ``model``, with
+        ``census``, ``zero_width``, ``ess`` (``Ĝ(1 − Ĝ)/SE²``, the binomial-equivalent
+        sample size) and ``reason`` (why it is undefined)."""
+        rec = self.records
+        r = ratio_estimate(pseudo_outcomes(rec, model), self._coef(spec, model))
+        se = r["std_error"]
+        census = rec.n_labels >= rec.pool_size
+        est = r["estimate"]
+        spread = est * (1.0 - est) if np.isfinite(est) else float("nan")
+        ess = float("inf") if census else (spread / se ** 2 if se > 0 else float("nan"))
+        return dict(r, census=census, zero_width=bool(r["defined"] and se == 0),
+                    ess=ess, max_weight_share=float(np.max(r["a"])) if len(r["a"]) else 1.0,
+                    reason="" if r["defined"] else
+                    "its estimated denominator is not positive (no predicted or actual "
+                    "positive carries it)")
+
+    def interval(self, spec: MeasureSpec, model: int, level: float, method: str,
+                 r: dict | None = None) -> ConfidenceInterval:
+        """The ``method`` interval of ``spec`` (``r``: its :meth:`estimate`, if computed)."""
+        r = self.estimate(spec, model) if r is None else r
+        if not r["defined"]:
+            return ConfidenceInterval(float("nan"), float("nan"))
+        if method == "anytime":
+            key = (model, level)
+            cache = self.__dict__.setdefault("_boxes", {})
+            if key not in cache:
+                cache[key] = total_box(self.records, level, model)
+            return anytime_sequence(self.records, spec, level, model, box=cache[key])[0]
+        if method == "score":
+            return score_interval(r, level)
+        if not np.isfinite(r["std_error"]):
+            return ConfidenceInterval(0.0, 1.0)
+        z = critical_value(level)
+        return ConfidenceInterval(float(max(r["estimate"] - z * r["std_error"], 0.0)),
+                                  float(min(r["estimate"] + z * r["std_error"], 1.0)))
+
+    def running(self, spec: MeasureSpec, level: float, method: str) -> pd.DataFrame:
+        """Estimate and interval after each complete batch."""
+        rec = self.records
+        ends = [int(np.flatnonzero(rec.batch == b)[-1]) + 1 for b in np.unique(rec.batch)]
+        draws_before = np.cumsum(~rec.certain)
+        seq = None
+        if method == "anytime":
+            at = np.maximum(draws_before[np.array(ends) - 1] - 1, 0)
+            seq = anytime_sequence(rec, spec, level, 0, at=at)
+        rows = []
+        for j, end in enumerate(ends):
+            part = SuccessiveSample(_prefix(rec, end))
+            r = part.estimate(spec)
+            ci = seq[j] if seq is not None else part.interval(spec, 0, level, method, r)
+            rows.append(dict(n_draws=int(draws_before[end - 1]), n_labels=end,
+                             estimate=r["estimate"], conf_low=ci.low, conf_high=ci.high))
+        return pd.DataFrame(rows)
+
+
+def _prefix(rec: DrawRecords, n: int) -> DrawRecords:
+    """The records of the first ``n`` rows (whole batches)."""
+    k = int(rec.batch[n - 1]) + 1
+    return DrawRecords(batch=rec.batch[:n], certain=rec.certain[:n], q=rec.q[:n],
+                       bounds=rec.bounds[:n], ghat=rec.ghat[:n], preds=rec.preds[:n],
+                       labels=rec.labels[:n], sum1=rec.sum1[:k], sum0=rec.sum0[:k],
+                       pool_size=rec.pool_size, n_pred_pos=rec.n_pred_pos)

@@ -1,0 +1,316 @@
+"""The default active method against independent computations.
+
+* exact unbiasedness of the default path (adaptive batches, model refits, certainty
+  stratum, successive draws) by enumerating every draw sequence of small pools, with the
+  pseudo-outcomes recomputed from their definition;
+* the variance of the pool totals in closed form (one batch, one draw);
+* the score interval against a brute-force scan of its defining inequality;
+* the betting capital against a direct product.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from evalstats.active._aipw import (
+    DrawRecords,
+    pseudo_outcomes,
+    ratio_coefficients,
+    ratio_estimate,
+    score_interval,
+)
+from evalstats.active._confseq import one_side
+from evalstats.active._measures import measure_spec
+from evalstats.active._proposals import Pool
+from evalstats.active._successive_design import (
+    SuccessiveDesign,
+    certain_items,
+    recalibrate,
+    successive_order,
+)
+
+F1 = measure_spec("f1")
+
+
+def _pool(p, f, y):
+    return Pool(np.asarray(p, float), np.asarray(f, float).reshape(-1, 1), ["model"], True), \
+        np.asarray(y, float)
+
+
+POOLS = {
+    # 6 items: two predicted positives (one wrong), a hidden positive at a low score
+    "small": _pool([0.9, 0.6, 0.3, 0.2, 0.05, 0.01], [1, 1, 0, 0, 0, 0], [1, 0, 1, 0, 0, 1]),
+    # 7 items, overconfident scores
+    "overconfident": _pool([0.99, 0.97, 0.7, 0.02, 0.01, 0.005, 0.001],
+                           [1, 1, 1, 0, 0, 0, 0], [1, 0, 1, 1, 0, 0, 1]),
+}
+
+
+def _paths(design: SuccessiveDesign, y: np.ndarray, batches: list[int], prob: float = 1.0):
+    """Every sequence of the default design with its probability, computed here from the
+    plan's sizes (``Π s_x / Σ_{R_t} s``), independently of the recorded ``q``."""
+    k = len(design.batches)
+    if k == len(batches):
+        yield design, prob
+        return
+    lab = np.asarray(design.rows["item"], dtype=int)
+    plan = design.plan(batches[k], lab, y[lab])
+    s = plan["size"][plan["left"]]
+    n_draw = batches[k] - len(plan["cert"])
+    for order in itertools.permutations(range(len(s)), n_draw):
+        p = prob
+        left = float(s.sum())
+        for i in order:
+            p *= s[i] / left
+            left -= s[i]
+        child = SuccessiveDesign(design.pool, design.spec, design.feature, design.epsilon,
+                                 design.passive, design.adaptive)
+        child.restore(design.meta())
+        child.take(plan, np.asarray(order, dtype=int))
+        yield from _paths(child, y, batches, p)
+
+
+def _brute_totals(design: SuccessiveDesign, y: np.ndarray) -> tuple[float, float]:
+    """``Σ a_t X_t`` from the definition: known labels, the batch model on the items left,
+    the weighted residual of the drawn item (every quantity recomputed from the pool)."""
+    f = design.pool.preds[:, 0]
+    rows = design.rows
+    n_total = len(rows["item"])
+    est1 = est0 = 0.0
+    for k, b in enumerate(design.batches):
+        idx = [r for r, bb in enumerate(rows["batch"]) if bb == k]
+        draws = [r for r in idx if not rows["certain"][r]]
+        coef = b["coef"]
+        for r in draws:
+            labeled = set(rows["item"][:r])
+            remaining = [i for i in range(design.pool.size) if i not in labeled]
+            g = {i: (design.pool.probs[i] if coef is None else
+                     1 / (1 + np.exp(-(coef[0] + coef[1] * design.feature[i]))))
+                 for i in remaining}
+            x = rows["item"][r]
+            x1 = sum(y[i] * f[i] for i in labeled) + sum(g[i] * f[i] for i in remaining)
+            x0 = sum(y[i] * (1 - f[i]) for i in labeled) + sum(g[i] * (1 - f[i])
+                                                                 for i in remaining)
+            resid = (y[x] - g[x]) / rows["q"][r]
+            a = (b["n"] / n_total) / len(draws)
+            est1 += a * (x1 + f[x] * resid)
+            est0 += a * (x0 + (1 - f[x]) * resid)
+    return est1, est0
+
+
+@pytest.mark.parametrize("name", list(POOLS))
+@pytest.mark.parametrize("batches", [[2, 2], [3, 1], [1, 1, 2]])
+def test_default_totals_exactly_unbiased(name, batches):
+    pool, y = POOLS[name]
+    feature = np.log(pool.probs) - np.log1p(-pool.probs)
+    design = SuccessiveDesign(pool, F1, feature, 0.1, passive=False, adaptive=True)
+    f = pool.preds[:, 0]
+    mean1 = mean0 = total = 0.0
+    for path, p in _paths(design, y, batches):
+        rec = path.records({i: y[i] for i in path.rows["item"]}, len(batches))
+        tot = pseudo_outcomes(rec)
+        t1, t0 = float(tot.a @ tot.x1), float(tot.a @ tot.x0)
+        b1, b0 = _brute_totals(path, y)
+        assert t1 == pytest.approx(b1, rel=1e-12, abs=1e-12)
+        assert t0 == pytest.approx(b0, rel=1e-12, abs=1e-12)
+        mean1 += p * t1
+        mean0 += p * t0
+        total += p
+    assert total == pytest.approx(1.0, abs=1e-12)
+    assert mean1 == pytest.approx(float(f @ y), abs=1e-10)          # TP
+    assert mean0 == pytest.approx(float((1 - f) @ y), abs=1e-10)    # FN
+
+
+def test_recorded_q_is_the_successive_probability():
+    pool, y = POOLS["small"]
+    feature = np.log(pool.probs) - np.log1p(-pool.probs)
+    design = SuccessiveDesign(pool, F1, feature, 0.1, passive=False)
+    plan = design.plan(3, np.zeros(0, int), np.zeros(0))
+    s = plan["size"][plan["left"]]
+    design.take(plan, np.array([2, 0]))
+    n_cert = len(plan["cert"])
+    q = design.rows["q"][n_cert:]
+    assert q[0] == pytest.approx(s[2] / s.sum(), rel=1e-14)
+    assert q[1] == pytest.approx(s[0] / (s.sum() - s[2]), rel=1e-14)
+
+
+def test_successive_order_frequencies():
+    # first draw ∝ size (exponential races): 20,000 draws, 4 SE
+    rng = np.random.default_rng(5)
+    size = np.array([0.5, 0.3, 0.15, 0.05])
+    first = np.array([successive_order(size, 2, rng)[0] for _ in range(20000)])
+    freq = np.bincount(first, minlength=4) / 20000
+    assert np.all(np.abs(freq - size) < 4 * np.sqrt(size * (1 - size) / 20000))
+
+
+def test_certain_items_closed_form():
+    # sizes 0.5, 0.2, 0.1 x3: with n = 3, c = 3 gives 1.5 > 1: cap the first, then
+    # c' = 2 / 0.5 = 4 -> 0.8 for the second (< 1): one certain item
+    size = np.array([0.5, 0.2, 0.1, 0.1, 0.1])
+    assert certain_items(size, 3).tolist() == [0]
+    assert certain_items(size, 5).tolist() == [0, 1, 2, 3]     # at most n - 1
+    assert certain_items(np.full(4, 0.25), 2).tolist() == []
+
+
+def test_variance_of_one_draw_closed_form():
+    # one batch, one draw from the whole pool: Var(X) = Σ q (r/q)^2 − (Σ r)^2 with
+    # r = y − ĝ on the group; the martingale estimate from many single draws agrees
+    pool, y = POOLS["small"]
+    feature = np.log(pool.probs) - np.log1p(-pool.probs)
+    design = SuccessiveDesign(pool, F1, feature, 0.1, passive=False, adaptive=False)
+    plan = design.plan(1, np.zeros(0, int), np.zeros(0))
+    assert len(plan["cert"]) == 0
+    s = plan["size"] / plan["size"].sum()
+    f = pool.preds[:, 0]
+    r = (y - pool.probs) * f
+    exact = float((r ** 2 / s).sum() - r.sum() ** 2)
+    values = []
+    for i in range(pool.size):
+        d = SuccessiveDesign(pool, F1, feature, 0.1, passive=False, adaptive=False)
+        d.take(d.plan(1, np.zeros(0, int), np.zeros(0)), np.array([i]))
+        values.append(pseudo_outcomes(d.records({int(d.rows["item"][0]): y[d.rows["item"][0]]},
+                                                1)).x1[0])
+    values = np.array(values)
+    assert float(s @ values) == pytest.approx(float(f @ y), abs=1e-12)
+    assert float(s @ (values - f @ y) ** 2) == pytest.approx(exact, rel=1e-10)
+
+
+def _toy_records(rng, n=40):
+    preds = (rng.random(n) < 0.4).astype(float).reshape(-1, 1)
+    labels = (rng.random(n) < 0.5).astype(float)
+    return DrawRecords(batch=np.repeat([0, 1], n // 2), certain=np.zeros(n, bool),
+                       q=rng.uniform(0.01, 0.2, n), bounds=np.full((n, 4), 50.0),
+                       ghat=rng.uniform(0.1, 0.9, n), preds=preds, labels=labels,
+                       sum1=np.array([[5.0], [4.0]]), sum0=np.array([[9.0], [8.0]]),
+                       pool_size=200, n_pred_pos=np.array([80.0]))
+
+
+@pytest.mark.parametrize("measure", ["f1", "precision", "recall", "accuracy"])
+def test_score_interval_solves_its_inequality(measure):
+    spec = measure_spec(measure)
+    rec = _toy_records(np.random.default_rng(3))
+    tot = pseudo_outcomes(rec)
+    coef = ratio_coefficients(spec, rec.pool_size, 80.0)
+    r = ratio_estimate(tot, coef)
+    lo, hi = score_interval(r, 0.95)
+    grid = np.linspace(0, 1, 20001)
+    A, B, a = r["A"], r["B"], r["a"]
+    d = A[None, :] - grid[:, None] * B[None, :]
+    inside = (d @ a) ** 2 <= 1.959963984540054 ** 2 * (d ** 2 @ (a * a))
+    assert lo == pytest.approx(grid[inside].min(), abs=1e-4)
+    assert hi == pytest.approx(grid[inside].max(), abs=1e-4)
+    assert lo <= r["estimate"] <= hi
+
+
+def test_betting_capital_matches_a_direct_product():
+    rng = np.random.default_rng(8)
+    y = rng.exponential(3.0, 30)
+    lo = np.zeros(30)
+    grid = np.array([1.0, 2.5, 4.0])
+    alpha = 0.05
+    ok = one_side([(y, lo, 1.0, 0.0)], grid, alpha, np.arange(30))
+    scale = max(grid.max(), 1.0)
+    thr = np.log(1 / alpha)
+    for j, m in enumerate(grid):
+        log_k, var, mean, rejected = 0.0, 0.25, 0.0, False
+        for t in range(30):
+            lam = np.sqrt(2 * thr / (var / (t + 1) * (t + 1) * np.log(t + 2))) / scale
+            lam = min(lam, 0.5 / m)
+            log_k += np.log1p(lam * (y[t] - m))
+            rejected = rejected or log_k >= thr
+            assert ok[t, j] == (not rejected)
+            z = y[t] / scale
+            var += (z - mean) ** 2
+            mean += (z - mean) / (t + 1)
+
+
+def test_recalibration_is_identity_without_information():
+    # no labels pull away from the prior mode (0, 1); many labels give the MLE
+    rng = np.random.default_rng(0)
+    x = rng.normal(-2, 2, 20000)
+    y = (rng.random(20000) < 1 / (1 + np.exp(-(0.5 + 0.5 * x)))).astype(float)
+    a, b = recalibrate(x, y)
+    assert a == pytest.approx(0.5, abs=0.1) and b == pytest.approx(0.5, abs=0.05)
+    a0, b0 = recalibrate(x[:0], y[:0])
+    assert (a0, b0) == pytest.approx((0.0, 1.0), abs=1e-9)
+
+
+# -- offline = online -------------------------------------------------------------------------
+
+def _sim():
+    import evalstats as es
+
+    pool = es.datasets.load("sim_pool")
+    return pool, pool["label"].to_numpy()
+
+
+@pytest.mark.parametrize("interval", ["score", "anytime", "wald"])
+def test_offline_equals_online_bit_for_bit(interval, tmp_path):
+    """The same items and labels give identical estimates and intervals through
+    active_evaluate, an ActiveEvaluator session, its design + estimate_from_labels, and the
+    design written to CSV and read back (the command line's route)."""
+    import pandas as pd
+
+    from evalstats.active import ActiveEvaluator, active_evaluate, estimate_from_labels
+
+    pool, y = _sim()
+    one = active_evaluate(pool["prob"], lambda i: y[i], n_labels=200, predictions=pool["pred"],
+                          rng=5, interval=interval)
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], rng=5,
+                         interval=interval, path=tmp_path / "s.db")
+    for _ in range(2):
+        ids = ev.query(100)
+        ev.update(ids, y[ids])
+    two = ActiveEvaluator.open(tmp_path / "s.db").result()
+    design = ev.design()
+    three = estimate_from_labels(design, y[design["id"]], interval=interval)
+    design.assign(label=y[design["id"]]).to_csv(tmp_path / "d.csv", index=False)
+    back = pd.read_csv(tmp_path / "d.csv")
+    four = estimate_from_labels(back, back[["id", "label"]], interval=interval)
+    for res in (two, three, four):
+        assert res.estimate == one.estimate
+        assert res.std_error == one.std_error
+        assert tuple(res.conf_int()) == tuple(one.conf_int())
+        pd.testing.assert_frame_equal(res.measures().drop(columns="method"),
+                                      one.measures().drop(columns="method"))
+
+
+def test_active_design_is_the_first_batch_of_the_evaluator():
+    from evalstats.active import active_design, active_evaluate, estimate_from_labels
+
+    pool, y = _sim()
+    design = active_design(pool["prob"], 150, "f1", rng=2, predictions=pool["pred"])
+    res = estimate_from_labels(design, y[design["id"]])
+    online = active_evaluate(pool["prob"], lambda i: y[i], n_labels=150, rng=2,
+                             predictions=pool["pred"], batch_size=150, adaptive=False)
+    assert res.estimate == online.estimate and res.conf_int() == online.conf_int()
+
+
+def test_deprecated_options_warn_and_change_nothing():
+    from evalstats.active import active_evaluate
+
+    pool, y = _sim()
+    base = active_evaluate(pool["prob"], lambda i: y[i], n_labels=100, rng=1,
+                           predictions=pool["pred"])
+    with pytest.warns(FutureWarning, match="`sampling` is deprecated"):
+        old = active_evaluate(pool["prob"], lambda i: y[i], n_labels=100, rng=1,
+                              predictions=pool["pred"], sampling="poisson",
+                              estimator="calibrated")
+    assert old.estimate == base.estimate
+
+
+def test_half_width_stopping_needs_the_anytime_sequence():
+    from evalstats.active import ActiveEvaluator, active_evaluate
+
+    pool, y = _sim()
+    with pytest.raises(ValueError, match="interval='anytime'"):
+        active_evaluate(pool["prob"], lambda i: y[i], n_labels=300, half_width=0.1, rng=0)
+    with pytest.raises(ValueError, match="`interval`"):
+        ActiveEvaluator(pool["prob"], interval="logit")
+    ev = ActiveEvaluator(pool["prob"], predictions=pool["pred"], interval="anytime", rng=0)
+    res = ev.run(lambda i: y[i], 200, half_width=0.45, batch_size=50)
+    lo, hi = res.conf_int()
+    assert (hi - lo) / 2 <= 0.45 and res.n_labels % 50 == 0
