@@ -175,7 +175,7 @@ def test_unused_labels_of_an_incomplete_batch_warn_and_flag(sim):
     assert res.n_labels == 30 and repr(res).endswith("!>")
 
 
-def test_ids_keep_their_text_and_odd_ids_are_refused(sim):
+def test_ids_keep_their_text_and_odd_ids_are_refused(sim, tmp_path):
     pool, y = sim
     n = 200
     ids = np.array([f"x{i:05d}" for i in range(n)], dtype=object)
@@ -189,9 +189,18 @@ def test_ids_keep_their_text_and_odd_ids_are_refused(sim):
     with pytest.raises(ValueError, match="`ids`"):
         active_design(pool["prob"][:n].to_numpy(), 30, rng=0,
                       ids=np.array([np.nan] + list(range(1, n)), dtype=object))
-    with pytest.raises(ValueError, match="read back as a missing value"):
+    with pytest.raises(ValueError, match="non-empty"):
         active_design(pool["prob"][:n].to_numpy(), 30, rng=0,
-                      ids=np.array(["NA"] + [f"x{i}" for i in range(1, n)], dtype=object))
+                      ids=np.array([" "] + [f"x{i}" for i in range(1, n)], dtype=object))
+    # "NA" is an id like any other: it survives the design file
+    na_ids = np.array(["NA"] + [f"x{i}" for i in range(1, n)], dtype=object)
+    d_na = active_design(pool["prob"][:n].to_numpy(), n, rng=0, ids=na_ids,
+                         predictions=pool["pred"][:n].to_numpy())
+    path = tmp_path / "na.csv"
+    d_na.to_csv(path, index=False)
+    from evalstats.active import read_design
+
+    assert "NA" in set(read_design(path)["id"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from evalstats.active import estimate_from_labels

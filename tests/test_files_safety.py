@@ -488,7 +488,7 @@ def test_estimate_refuses_repeated_ids_in_labels(est):
                                           ("score", "score column"),
                                           ("model_prob", "score column"),
                                           ("id", "id column"),
-                                          ("weight", "a column `evalstats sample` wrote")])
+                                          ("q", "a column `evalstats sample` wrote")])
 def test_estimate_refuses_a_model_column_as_labels(est, column, role):
     rc, _, err = _estimate(est, "--label-col", column)
     assert rc == 2 and "`--label-col` must be the column of true labels" in err

@@ -568,10 +568,7 @@ CLI_CASES = [
     ("estimate repeated label id", ["estimate", "--design", "{d}/design.csv", "--labels",
                                     "{d}/labels_dup.csv"], 2,
      "labels_dup.csv, rows 5 and 52, column 'id'"),
-    pytest.param("estimate id NA", ["estimate", "--design", "{d}/labeled_na.csv"], 0, "",
-                 marks=_xfail("active/_design_io.py: canon() reads the id 'NA' as missing, so "
-                              "a design with that pool id is refused ('expected an "
-                              "identifier; got 'NA'') after its labels were bought")),
+    ("estimate id NA", ["estimate", "--design", "{d}/labeled_na.csv"], 0, ""),
 ]
 
 #: what must hold of the files after the command

@@ -66,6 +66,16 @@ _INT_RE = re.compile(r"^[+-]?\d+$")
 _MISSING = {"", "nan", "na", "n/a", "null", "none", "<na>"}
 
 
+def id_text(v: Any) -> str:
+    """The canonical text of an id: :func:`canon`, except that text pandas would read as
+    missing (``"NA"``, ``"null"``) is an id and stays as written; only NaN, None and empty
+    text are no id (``""``)."""
+    t = canon(v)
+    if t == "" and isinstance(v, str):
+        return v.strip()
+    return t
+
+
 def canon(v: Any) -> str:
     """The canonical text of a cell: ``7``, ``7.0`` and ``"7"`` are ``"7"``; NaN is ``""``."""
     if v is None or v is pd.NA:
@@ -220,6 +230,9 @@ def read_design(path: Any) -> pd.DataFrame:
         exact = {} if int(pd.__version__.split(".")[0]) >= 3 else \
             {"float_precision": "round_trip"}
         df = pd.read_csv(p, dtype={"id": str}, keep_default_na=True, **exact)
+        if "id" in df.columns:      # ids as written: "NA" is an id, not a missing value
+            df["id"] = pd.read_csv(p, usecols=["id"], dtype=str, keep_default_na=False,
+                                   na_values=[])["id"].to_numpy()
     except pd.errors.EmptyDataError:
         raise DesignError(f"{p.name}: the design has no columns (expected the CSV written "
                           "by `evalstats sample`).") from None
@@ -270,7 +283,7 @@ def _check_values(df: pd.DataFrame, source: str, columns: Sequence[str] | None =
     if columns is not None:
         df = df[[c for c in df.columns if c in set(columns)]]
     if "id" in df:
-        ids = [canon(v) for v in df["id"]]
+        ids = [id_text(v) for v in df["id"]]
         bad = _first(np.array([t == "" for t in ids]))
         if bad is not None:
             raise _cell(source, df, bad, "id", "an identifier")

@@ -24,7 +24,7 @@ from .._validation import (
 )
 from .._warnings import Notes
 from ._calibration import CALIBRATIONS
-from ._design_io import DESIGN_SETTINGS, canon, seal_design
+from ._design_io import DESIGN_SETTINGS, id_text, seal_design
 from ._design_table import PPS_SETTINGS, design_kind
 from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator_pps import PPSMixin
@@ -68,21 +68,22 @@ def design_iv(design: str | None, spec: MeasureSpec, scores: Any,
 
 
 def ids_iv(ids: np.ndarray) -> None:
-    """Ids a design file can carry: none missing, none that reads back as a missing value
-    (``"NA"``, ``""``), none equal to another as text (``1`` and ``"1"``, ``7`` and ``7.0``,
-    ``"00009"`` and ``9``), so the design written is always one that reads back."""
+    """Ids a design file can carry: none missing or empty, none equal to another as text
+    (``1`` and ``"1"``, ``7`` and ``7.0``, ``"00009"`` and ``9``), so the design written is
+    always one that reads back. Text that pandas would read as missing (``"NA"``) is an id
+    like any other: design files read their id column as text."""
     if ids.dtype.kind in "iub":
         return
     missing = np.flatnonzero(pd.isna(pd.Series(ids, dtype=object)).to_numpy())
     if len(missing):
         raise fail("ids", "identifiers without missing values",
                    got=f"{ids[missing[0]]!r} at position {int(missing[0])}")
-    texts = pd.Series([canon(v) for v in ids])
-    empty = np.flatnonzero((texts == "").to_numpy())
+    empty = np.flatnonzero([str(v).strip() == "" for v in ids])
     if len(empty):
-        raise fail("ids", "identifiers that do not read back as a missing value",
+        raise fail("ids", "non-empty identifiers",
                    got=f"{ids[empty[0]]!r} at position {int(empty[0])}",
                    remedy="A design file stores ids as text; rename that id.")
+    texts = pd.Series([id_text(v) for v in ids])
     dup = np.flatnonzero(texts.duplicated(keep=False).to_numpy())
     if len(dup):
         other = dup[texts.to_numpy()[dup] == texts.iloc[dup[0]]][1]

@@ -22,6 +22,7 @@ from ._design_io import (
     DesignError,
     _first,
     canon,
+    id_text,
     sealed_names,
     verify_design,
 )
@@ -64,14 +65,14 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
         return y, np.arange(n), notes
     y_src = _numeric_labels(values, source, label_column, table=table)
     exact = [str(v) for v in design["id"]]
-    keys = [canon(v) for v in design["id"]]
+    keys = [id_text(v) for v in design["id"]]
     use_canon = len(set(keys)) == n
     pos = {k: i for i, k in enumerate(keys if use_canon else exact)}
     y = np.full(n, np.nan)
     src = np.full(n, -1)
     unknown, renamed = [], []
     for r, (lid, v) in enumerate(zip(lab_ids, y_src, strict=True)):
-        k = canon(lid) if use_canon else str(lid)
+        k = id_text(lid) if use_canon else str(lid)
         i = pos.get(k)
         if i is None:
             unknown.append(plain_value(lid))
