@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._naming import named_result
+from .._render.format import format_value
+from .._render.words import capitalize
 from .._result import ConfidenceInterval, EvalResult, _get_ax
 from .._validation import (
     check_array,
@@ -23,6 +25,12 @@ from . import _bounds as _bb
 from ._common import check_measure, delta_iv, pool_iv, public_name
 
 __all__ = ["BoundResult", "bernstein_bound"]
+
+_BOUND_WORDS = {"bernstein": "Bernstein bound", "bernstein_paper": "the paper's Bernstein bound",
+                "exact": "exact tail bound"}
+_VARIANCE_WORDS = {"hypergeometric": "hypergeometric model",
+                   "paper": "the paper's binomial variances",
+                   "oracle_binomial": "binomial model (Remark II)"}
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
@@ -124,6 +132,21 @@ class BoundResult(EvalResult):
         hdr.update({"Variance of unknown count": self.count_variance,
                     "Deterministic range": "[{:.4f}, {:.4f}]".format(*self.deterministic_range)})
         return hdr
+
+    def _finding(self) -> str:
+        lo, hi = self.conf_int()
+        labels = f"{self.n:,} labels" if self.n else "no labels"
+        width = hi - lo
+        dec = 3 if width <= 0 else int(min(max(1 - np.floor(np.log10(width)), 2), 6))
+        name = public_name(self.measure)
+        if self.deterministic:
+            return capitalize(f"{name} of this rule lies in [{lo:.{dec}f}, {hi:.{dec}f}] "
+                              "whatever the labels of the unlabeled items (its deterministic "
+                              f"range, valid for any rule), from {labels}.")
+        rules = f" (all {self.n_rules} rules at once)" if self.n_rules > 1 else ""
+        return capitalize(f"{name} of a random rule lies in [{lo:.{dec}f}, {hi:.{dec}f}] "
+                          f"(mean {self.estimate:.{dec}f}) with probability at least "
+                          f"{100 * self.confidence_level:g}%{rules}, from {labels}.")
 
     def plot(self, ax=None, **kwargs):
         """Tail bound as a function of ξ (log scale)."""
@@ -237,7 +260,7 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
     random_rule = p_random is None or p_random >= delta_k
     notes = _bound_notes(bound, variance, holds, v, delta_k,
                          not given and counts["l_pos"] + counts["l_neg"] > 0)
-    method = f"{bound} / {variance}"
+    method = f"{_BOUND_WORDS[bound]}, {_VARIANCE_WORDS[variance]}"
     if not random_rule:
         notes.warn(InputWarning,
                    f"The rule's hits on the labels ({counts['tp_l']:g} of "
@@ -258,7 +281,8 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
         estimate=mean, std_error=None if deterministic else float(np.sqrt(v) / den),
         confidence_level=level, method=method, term=public_name(measure),
         n=l_pos + l_neg, n_unit="labels",
-        data=f"|S| = {n_pool}, |S_O+| = {n_pos}, |S_R+| = {n_rpos:g}",
+        data=(f"pool of {format_value(n_pool)} items, {format_value(n_pos)} of them positive; "
+              f"the rule flags {format_value(n_rpos)}"),
         call=dict(function="bernstein_bound", measure=public_name(measure), n_pool=n_pool,
                   bound=bound, variance=variance),
         diagnostics=dict(delta_per_rule=delta_k), notes=notes.as_tuple(), measure=measure,

@@ -206,7 +206,7 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
     plan_notes(a, table, head, n_tot, feasible, notes)
     planning = _planning_table(a)
     return LabelPlan(
-        data=f"|S| = {a['n_pool']}, {a['prev'].describe()}, rule rate {a['rule_rate']:g}",
+        data=_data_words(a),
         call=a["call"], notes=notes.as_tuple(), n_positive=n_p, n_negative=n_tot - n_p,
         n_total=n_tot, rules=a["rules"], strategy=a["strategy"], bound=head_bound,
         half_width=a["h"], confidence_level=a["level"], feasible=feasible, table=table,
@@ -214,10 +214,17 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
         blind=_blind_table(a, n_p), prevalence=a["prev"].count / a["n_pool"],
         rule_rate=a["rule_rate"], n_pool=a["n_pool"],
         n_total_mean=float(head["n_total_mean"].max()), search=_search_name(a),
-        joint=a["joint"], prevalence_range=(p_range[0] / a["n_pool"],
+        joint=a["joint"], n_rules=a["n_rules"], prevalence_range=(p_range[0] / a["n_pool"],
                                             p_range[1] / a["n_pool"]),
         measures=tuple(label for label, _ in a["pairs"]), planning=planning,
         n_total_planning=None if planning.empty else int(planning["n_total"].max()))
+
+
+def _data_words(a) -> str:
+    """The planning inputs in words: ``"pool of 20,000 items; prevalence 0.03 (known);
+    rules that flag 5% of the pool"``."""
+    return (f"pool of {a['n_pool']:,} items; {a['prev'].describe()}; rules that flag "
+            f"{100 * a['rule_rate']:.3g}% of the pool")
 
 
 def _plan_labels_iv(n_pool, prevalence, rule_rate, half_width, confidence_level, measures,
@@ -344,7 +351,7 @@ def _plan_table(a) -> tuple[pd.DataFrame, tuple[int, int]]:
     if a["rules"] == "random":
         rows += _random_rule_rows(a)
     cols = ["rules", "measure", "bound", "strategy", "n_positive", "n_negative", "n_total",
-            "n_total_mean", "n_prevalence", "target_half_width", "achieved_half_width",
+            "n_total_mean", "n_prevalence", "half_width", "achieved_half_width",
             "feasible", "paper_condition_holds", "census"]
     return pd.DataFrame(rows)[cols], p_range
 
@@ -356,7 +363,7 @@ def _planning_table(a) -> pd.DataFrame:
     t = pd.DataFrame(_ap.random_rows(a, a["bound"] if a["bound"] in ANY_BOUNDS else "exact",
                                      expected=a["expected"]))
     return t[["measure", "expected", "n_positive", "n_negative", "n_total",
-              "target_half_width", "achieved_half_width"]]
+              "half_width", "achieved_half_width"]]
 
 
 def _random_rule_setup(a):
