@@ -157,7 +157,8 @@ class BoundResult(EvalResult):
         ax.axvline(self.half_width, ls="--", color="grey")
         ax.set_xlabel(f"deviation ξ of {public_name(self.measure)}")
         ax.set_ylabel("P(|measure - E| ≥ ξ) bound")
-        ax.set_title(f"{self.bound} tail, {self.variance} variance")
+        ax.set_title(f"Tail bound ({_BOUND_WORDS[self.bound]}, "
+                     f"{_VARIANCE_WORDS[self.variance]})")
         return ax
 
 
@@ -281,7 +282,7 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
         estimate=mean, std_error=None if deterministic else float(np.sqrt(v) / den),
         confidence_level=level, method=method, term=public_name(measure),
         n=l_pos + l_neg, n_unit="labels",
-        data=(f"pool of {format_value(n_pool)} items, {format_value(n_pos)} of them positive; "
+        data=(f"pool of {format_value(n_pool)} items, {format_value(n_pos)} of them positive, "
               f"the rule flags {format_value(n_rpos)}"),
         call=dict(function="bernstein_bound", measure=public_name(measure), n_pool=n_pool,
                   bound=bound, variance=variance),
@@ -413,13 +414,14 @@ def _bound_notes(bound, variance, holds, v, delta_k, rule_hits_default) -> Notes
     notes = Notes()
     if bound == "bernstein_paper" and not holds:
         notes.warn(ApproximationWarning,
-                   f"The constant-4 form needs V >= (4/9) log(2/delta) = "
+                   f"The paper's constant-4 form needs V ≥ (4/9) log(2/δ) = "
                    f"{4 / 9 * float(_bb.log_term(delta_k)):.3g}; here V = {v:.3g}, so the "
-                   "half-width is NOT implied by Bernstein's inequality. Use "
+                   "half-width is not implied by Bernstein's inequality. Use "
                    "bound='bernstein' or 'exact'.")
     if variance != "hypergeometric":
-        notes.add(f"variance='{variance}' ignores the fixed margins of U and overstates the "
-                  "variance (conservative).")
+        notes.add(f"variance='{variance}' ignores the fixed margins of the unlabeled items "
+                  "and overstates the variance (conservative).")
     if rule_hits_default:
-        notes.add("Rule hits on L set to their expectation for a random rule.")
+        notes.add("The rule's hits on the labeled examples are taken at their expectation "
+                  "for a random rule (rule_hits_positive and rule_hits_negative not given).")
     return notes

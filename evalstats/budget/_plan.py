@@ -60,7 +60,8 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
     Parameters
     ----------
     n_pool : int
-        |S| (up to 1e12; large pools use continuous approximations of the quantiles).
+        Items in the pool, |S| in the paper (up to 1e12; large pools use continuous
+        approximations of the quantiles).
     prevalence : float, (float, float) or None
         ε_O+(S) in (0, 1); or an interval ``(low, high)`` known to contain it (plans hold
         over all of it); or None with ``pilot``.
@@ -147,16 +148,17 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
     order, the labels needed to meet the ``k``-th positive follow the negative
     hypergeometric law (mean :math:`k(|S|+1)/(|S_{O+}|+1)`, about ``k / prevalence``);
     in score order, the law implied by independent labels with the scores as
-    probabilities, conditioned on the pool's positive count (exact recursions; see
-    :mod:`evalstats.budget._search`). The plan buys the
+    probabilities, conditioned on the pool's positive count (computed exactly by forward
+    and backward recursions over the pool in score order). The plan buys the
     ``confidence_level`` quantile of that law (column ``n_total``; its mean is in
     ``n_total_mean``) and never more than the pool. If the scores are overconfident the
     search takes longer than planned, and a budget ``max_labels`` is then the safeguard.
 
-    **Any rule.** Labeled positives (deterministic range, :mod:`evalstats.budget._ranges`):
-    after ``k`` labeled positives every measure of any rule lies in a known range; the
-    plan is the fewest ``k`` whose worst case over the rule's hits is at most the target,
-    over the whole interval of the positive count. Random labels (subset estimates): the
+    **Any rule.** Labeled positives (the deterministic range of
+    ``bernstein_bound(...).deterministic_range``): after ``k`` labeled positives every
+    measure of any rule lies in a known range; the plan is the fewest ``k`` whose worst
+    case over the rule's hits is at most the target, over the whole interval of the
+    positive count. Random labels (subset estimates): the
     worst-case exact (or Bernstein) half-width of a hypergeometric proportion, with the
     worst case restricted to the measure's feasibility range (e.g. precision ≤
     ``|S_O+|/|S_R+|``), and 0 labels for a measure that range already pins to the target.
@@ -221,9 +223,9 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
 
 
 def _data_words(a) -> str:
-    """The planning inputs in words: ``"pool of 20,000 items; prevalence 0.03 (known);
+    """The planning inputs in words: ``"pool of 20,000 items, prevalence 0.03 (known),
     rules that flag 5% of the pool"``."""
-    return (f"pool of {a['n_pool']:,} items; {a['prev'].describe()}; rules that flag "
+    return (f"pool of {a['n_pool']:,} items, {a['prev'].describe()}, rules that flag "
             f"{100 * a['rule_rate']:.3g}% of the pool")
 
 

@@ -153,8 +153,9 @@ class RetrievalResult(Reportable):
         ax.plot(n, self.positives_curve(), label=self.strategy, **kwargs)
         if self.pool_prevalence is not None:
             ax.plot(n, n * self.pool_prevalence, ":", color="grey", label="random (expected)")
-        ax.set_xlabel("labels")
+        ax.set_xlabel("labels spent")
         ax.set_ylabel("positives found")
+        ax.set_title("Positives found against labels spent")
         ax.legend(loc="upper left")
         return ax
 

@@ -282,18 +282,35 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
         keys name the rules.
     design : LabelDesign
         The sampling design: stratified, simple or Poisson. A blind design
-        (:meth:`LabelDesign.blind`, the paper's eq 4.30 after guided retrieval) is refused
-        with a ``ValueError``: the labels are not a probability sample, so no valid
-        design-based variance exists (see the error for the alternatives). Anything else
-        is a ``TypeError`` (a :class:`RetrievalResult` gets one saying what to pass).
+        (:meth:`LabelDesign.blind`, the paper's blind labeling after guided retrieval) is
+        refused with a ``ValueError``: the labels are not a probability sample, so no
+        valid design-based variance exists (see the error for the alternatives). Anything
+        else is a ``TypeError`` (a :class:`RetrievalResult` gets one saying what to pass).
     measures : sequence of str
         Any of ``"precision"``, ``"recall"`` (alias ``"sensitivity"``) and
         ``"specificity"``; the table uses the spelling given.
     confidence_level : float
+        Level of the default interval (``conf_int()`` recomputes at any other).
 
     Returns
     -------
     RuleEvaluation
+        One row per rule and measure (its ``table``).
+
+    Raises
+    ------
+    ValueError
+        For a blind design or a guided sample (not probability samples), labels that are
+        not 0/1, predictions that are not 0/1, or arrays whose lengths disagree.
+    TypeError
+        If ``design`` is not a :class:`LabelDesign`.
+
+    Warns
+    -----
+    UndefinedEstimateWarning
+        A measure with no labeled example in its denominator (reported as NaN).
+    SmallSampleWarning
+        A stratum with a single label (its variance contribution cannot be estimated).
 
     Notes
     -----

@@ -26,11 +26,6 @@ from ._common import costs_iv
 
 __all__ = ["TradeoffResult", "ratio_map", "alpha_map", "tradeoff"]
 
-_PAIR_WORDS = {"precision-specificity": "for precision and specificity",
-               "sensitivity-specificity": "for sensitivity and specificity",
-               "rule-rate-equals-prevalence": "for both pairs, if the rules' positive rate "
-                                              "equals the prevalence,"}
-
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class TradeoffResult(Reportable):
@@ -98,16 +93,19 @@ class TradeoffResult(Reportable):
         return hdr
 
     def _finding(self) -> str:
-        t = self.table
-        parts = [f"{_PAIR_WORDS[p]} {format_value(r, 2)} times the pool's "
-                 f"({format_value(e, 2)})"
-                 for p, r, e in zip(t["pair"], t["prevalence_ratio"], t["eps_unlabeled"],
-                                    strict=True)]
+        t = self.table.set_index("pair")
+
+        def at(pair):
+            r, e = t.loc[pair, "prevalence_ratio"], t.loc[pair, "eps_unlabeled"]
+            return f"{format_value(r, 2)} times the pool's ({format_value(e, 2)})"
         more = set(t["label_more"])
         conclusion = (f"label more {more.pop()} than a random sample would" if len(more) == 1
                       else "which class to label more depends on the pair")
-        return ("The small-budget bounds are equal when the prevalence of the unlabeled "
-                f"items is {'; '.join(parts)}: {conclusion}.")
+        return ("The small-budget bounds of precision and specificity are equal when the "
+                f"prevalence of the unlabeled items is {at('precision-specificity')}, those "
+                f"of sensitivity and specificity at {at('sensitivity-specificity')}, and "
+                "both, when the rules' positive rate equals the prevalence, at "
+                f"{at('rule-rate-equals-prevalence')}: {conclusion}.")
 
     def _repr_body(self) -> str:
         r = self.table.set_index("pair")["prevalence_ratio"]
