@@ -11,14 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evalstats.budget import (
-    LabelDesign,
-    bernstein_bound,
-    evaluate_rules,
-    guided_sample,
-    plan_labels,
-    tradeoff,
-)
+from evalstats import budget as eb
 
 #: notation and codes a reader does not use: set sizes, the paper's symbols, equation
 #: numbers, abbreviations, identifiers of the result's own columns
@@ -40,12 +33,12 @@ def _examples() -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return {
-            "plan": plan_labels(20_000, 0.03, 0.05, half_width=0.02),
-            "search": plan_labels(20_000, 0.03, 0.05, half_width=0.05, strategy="positives"),
-            "rules": evaluate_rules(lab, rules, LabelDesign.stratified(lab, {1: 40, 0: 960})),
-            "tradeoff": tradeoff(0.05, 0.1, n_pool=10_000, n_labels=500),
-            "retrieval": guided_sample(X, y, 60, n_seed=20, batch_size=10, rng=1),
-            "bound": bernstein_bound("precision", n_pool=10_000, prevalence=0.04,
+            "plan": eb.plan_labels(20_000, 0.03, 0.05, half_width=0.02),
+            "search": eb.plan_labels(20_000, 0.03, 0.05, half_width=0.05, strategy="positives"),
+            "rules": eb.evaluate_rules(lab, rules, eb.LabelDesign.stratified(lab, {1: 40, 0: 960})),
+            "tradeoff": eb.tradeoff(0.05, 0.1, n_pool=10_000, n_labels=500),
+            "retrieval": eb.guided_sample(X, y, 60, n_seed=20, batch_size=10, rng=1),
+            "bound": eb.bernstein_bound("precision", n_pool=10_000, prevalence=0.04,
                                      rule_rate=0.1, n_labeled_positive=200),
         }
 
@@ -70,7 +63,7 @@ def test_titles_headers_captions_and_findings_are_in_words(examples, name):
 # -- LabelPlan -------------------------------------------------------------------------------
 def test_plan_tidy_names_the_target_half_width_as_the_argument():
     # a cost weight C divides the target by sqrt(C) (plan_labels' docstring): 0.02 / 2
-    plan = plan_labels(20_000, 0.03, 0.05, half_width=0.02, costs={"specificity": 4})
+    plan = eb.plan_labels(20_000, 0.03, 0.05, half_width=0.02, costs={"specificity": 4})
     td = plan.tidy()
     assert "target_half_width" not in td.columns
     by_measure = td.groupby("measure")["half_width"].unique()
@@ -88,7 +81,7 @@ def test_plan_glance_is_one_row_about_the_whole_plan(examples):
     assert g["method"] == "random labels, exact bound (any rule)"
     assert (g["n_pool"], g["prevalence"], g["rule_rate"]) == (20_000, 0.03, 0.05)
     assert g["all_feasible"] and g["joint"] and g["n_rules"] == 1
-    three = plan_labels(20_000, 0.03, 0.05, half_width=0.02, n_rules=3)
+    three = eb.plan_labels(20_000, 0.03, 0.05, half_width=0.02, n_rules=3)
     assert three.glance()["n_rules"].iloc[0] == 3
 
 
@@ -111,10 +104,10 @@ def test_blind_labeling_is_an_appendix_in_words(examples):
 def test_plan_findings_say_what_to_do_or_why_not():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        capped = plan_labels(20_000, 0.03, 0.05, half_width=0.02, max_labels=100)
+        capped = eb.plan_labels(20_000, 0.03, 0.05, half_width=0.02, max_labels=100)
     assert not capped.feasible
     assert capped._finding().startswith("The target cannot be met")
-    loose = plan_labels(20_000, 0.03, 0.05, half_width=0.5)
+    loose = eb.plan_labels(20_000, 0.03, 0.05, half_width=0.5)
     assert loose.n_total == 0 and loose._finding().startswith("No label is needed")
 
 
@@ -138,7 +131,7 @@ def test_tradeoff_glance_holds_each_pairs_ratio_as_an_identifier(examples):
 # -- RetrievalResult -------------------------------------------------------------------------
 def test_retrieval_tidy_has_one_row_per_round():
     X, y = _rng_pool()
-    res = guided_sample(X, y, 63, n_seed=20, batch_size=10, rng=1)
+    res = eb.guided_sample(X, y, 63, n_seed=20, batch_size=10, rng=1)
     td = res.tidy()
     # a seed of 20, then rounds of 10; the last round takes the 3 left
     assert td["labels"].tolist() == [20, 10, 10, 10, 10, 3]
@@ -147,7 +140,7 @@ def test_retrieval_tidy_has_one_row_per_round():
     assert td["positives_cumulative"].tolist() == curve[td["labels_cumulative"] - 1].tolist()
     g = res.glance().iloc[0]
     assert (g["n_rounds"], g["batch_size"], g["n_positive"]) == (5, 10, int(y[res.indices].sum()))
-    rnd = guided_sample(X, y, 40, strategy="random", rng=1)
+    rnd = eb.guided_sample(X, y, 40, strategy="random", rng=1)
     assert len(rnd.tidy()) == 1 and rnd.glance()["batch_size"].iloc[0] is None
     assert "simple random sample" in rnd._finding()
     assert "not a probability sample" in res._finding()
@@ -164,7 +157,7 @@ def test_rule_evaluation_names_its_estimator_and_the_rules_at_the_ends(examples)
             in ev._finding().lower())
     assert ev.summary().header["Data"] == ("a stratified random sample (2 strata) of a pool "
                                            "of 1,000 items")
-    simple = evaluate_rules([1, 0, 1, 0], [1, 1, 0, 0], LabelDesign.simple(100, 4))
+    simple = eb.evaluate_rules([1, 0, 1, 0], [1, 1, 0, 0], eb.LabelDesign.simple(100, 4))
     assert simple.data == "a simple random sample of a pool of 100 items"
     assert simple._finding().startswith("Precision of rule_0 is 0.5")
 
@@ -176,7 +169,7 @@ def test_bound_findings_say_what_the_interval_promises(examples):
     assert f"[{lo:.3f}, {hi:.3f}]" in b._finding() and "random rule" in b._finding()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        det = bernstein_bound("precision", n_pool=1000, n_pool_positive=50,
+        det = eb.bernstein_bound("precision", n_pool=1000, n_pool_positive=50,
                               n_rule_positive=100, n_labeled_positive=30,
                               rule_hits_positive=20)
     # deterministic range: (20 + 0)/100 to (20 + 20)/100 with 20 positives unlabeled

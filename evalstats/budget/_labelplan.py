@@ -30,7 +30,7 @@ _RULES_WORDS = {"any": "any rule", "random": "random rules"}
 #: the main table's columns in words
 _COLUMN_WORDS = {"n_total": "labels to buy", "n_positive": "positives",
                  "n_negative": "negatives", "n_total_mean": "mean labels to buy",
-                 "achieved_half_width": "half-width achieved"}
+                 "achieved_half_width": "half-width achieved", "half_width": "target half-width"}
 
 
 #: line style, width and legend label of each (rules, bound) curve of the plan plot
