@@ -69,11 +69,11 @@ def test_zero_plans_always_carry_a_note():
     assert paper.n_total == 0
     any_rule = plan_labels(n_pool=20_000, prevalence=0.03, rule_rate=0.05, half_width=0.02,
                            joint=False)
-    assert any("RANDOM rules" in n and f"{any_rule.n_total:,} labels" in n
+    assert any("assumes random rules" in n and f"{any_rule.n_total:,} labels" in n
                for n in paper.notes)
     loose = plan_labels(n_pool=20_000, prevalence=0.03, rule_rate=0.05, half_width=0.5)
     assert loose.n_total == 0
-    assert any("0 labels" in n and "prevalence" in n for n in loose.notes)
+    assert any("No label needed" in n and "prevalence" in n for n in loose.notes)
 
 
 def test_continuous_quantiles_match_scipy():

@@ -13,7 +13,7 @@ def test_plan_prints_the_plan(capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert "Labeling plan" in out and "Labels to buy" in out
-    assert "any rules / random / bernstein" in out
+    assert "random labels, Bernstein bound (any rule)" in out
 
 
 def test_plan_bad_input_and_infeasible(capsys):
@@ -84,7 +84,7 @@ def test_plan_flags_for_uncertain_prevalence_scores_and_planning_values(tmp_path
     assert "jointly" not in out
     rc = main(["plan", "--n-pool", "5000", "--pilot", "400,4000", "--rule-rate", "0.05",
                "--half-width", "0.25", "--measures", "precision"])
-    assert rc == 0 and "pilot of 400/4000" in capsys.readouterr().out
+    assert rc == 0 and "pilot (400 positives in 4,000 labels)" in capsys.readouterr().out
     assert main(["plan", "--n-pool", "5000", "--pilot", "400", "--rule-rate", "0.05",
                  "--half-width", "0.25"]) == 2
     assert "`--pilot` must be two numbers" in capsys.readouterr().err

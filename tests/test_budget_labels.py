@@ -222,7 +222,7 @@ def test_pilot_spends_delta_and_widens_with_the_level():
     assert any("pilot" in n for n in a.notes)
     # the random-label plan gives the pilot half of delta
     r = plan_labels(**{**kw, "strategy": "random"}, confidence_level=0.9)
-    assert any("delta/2" in n for n in r.notes)
+    assert any("δ/2" in n for n in r.notes)
 
 
 def test_unknown_prevalence_does_not_touch_the_random_label_plan():
@@ -258,7 +258,7 @@ def test_feasibility_bounds_pin_measures_without_labels():
     assert (float(lo), float(hi)) == pytest.approx((1 - 1000 / 19_400, 1 - 400 / 19_400))
     plan = plan_labels(20_000, 0.03, 0.05, half_width=0.02, strategy="random")
     assert plan.headline().set_index("measure").loc["specificity", "n_total"] == 0
-    assert any("specificity needs no label" in n for n in plan.notes)
+    assert any("Specificity needs no label" in n for n in plan.notes)
     # precision <= P/R = 100/1000: the worst proportion is 0.1, not 1/2
     kw = dict(n_pool=20_000, p_lo=100, p_hi=100, n_rpos=1_000, bound="exact", delta=0.05)
     k = np.array([4_000])

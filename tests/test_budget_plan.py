@@ -195,9 +195,16 @@ def test_plan_result_api():
     assert blind["labeled_positives"] / (blind["labeled_positives"] + blind["blind_negatives"]
                                          ) == pytest.approx(0.04, rel=1e-3)
     import matplotlib.pyplot as plt
-    ax = plan.plot()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))       # the report's figure size
+    plan.plot(ax=ax)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert any("any rules" in t for t in labels) and any("random rules" in t for t in labels)
+    assert {"precision", "recall", "specificity"} <= set(labels)
+    assert any("any rule" in t for t in labels) and any("random rules" in t for t in labels)
+    # the legend sits under the axes and is smaller than the plot it explains
+    fig.canvas.draw()
+    box, frame = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert box.y1 <= frame.y0 and box.height < frame.height / 2
+    assert box.width <= fig.get_window_extent().width
     assert plan.plot(kind="sensitivity-specificity") is not None
     assert tradeoff(0.04, 0.1).plot() is not None
     plt.close("all")

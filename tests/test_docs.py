@@ -76,8 +76,7 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
 
 
 #: vignettes that do not show their figures yet, with what their owner must change
-NO_FIGURES = {"01_budget_planning": "calls matplotlib.use('Agg') after pyplot is set up, so "
-                                    "the notebook cannot capture the figure; drop it"}
+NO_FIGURES: dict[str, str] = {}
 VIGNETTES = sorted(p.stem for p in (DOCS.parent / "vignettes").glob("[0-9]*.py"))
 
 

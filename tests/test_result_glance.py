@@ -23,11 +23,7 @@ SHARED = {"method", "confidence_level"}
 PENDING = {
     ("ActiveEstimate", "repeat"): "glance repeats tidy's defined/zero_width",
     ("CompareLearnersResult", "repeat"): "glance repeats tidy's statistic/p_value",
-    ("LabelPlan", "repeat"): "glance repeats the headline plan's tidy columns",
-    ("LabelPlan", "names"): "tidy column target_half_width: the argument is half_width",
     ("Proposal", "repeat"): "glance repeats tidy's kind/epsilon/variances",
-    ("RetrievalResult", "repeat"): "glance repeats tidy's single row",
-    ("TradeoffResult", "names"): "glance columns prevalence_ratio[...] are no identifiers",
 }
 
 

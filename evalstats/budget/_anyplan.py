@@ -82,7 +82,7 @@ def positives_rows(a) -> tuple[list[dict], tuple[int, int], int]:
         rows.append(dict(rules="any", measure=label, bound="deterministic",
                          strategy="positives", n_positive=kk, n_negative=n_tot - kk,
                          n_total=n_tot, n_total_mean=n_mean, n_prevalence=n_prev,
-                         target_half_width=a["targets"][m],
+                         half_width=a["targets"][m],
                          achieved_half_width=0.0 if census else achieved, feasible=True,
                          paper_condition_holds=True, census=census))
     return rows, (int(p_lo), int(p_hi)), n_prev
@@ -166,7 +166,7 @@ def random_rows(a, bound: str, expected=None) -> list[dict]:
         rows.append(dict(rules="any", measure=label, bound=bound, strategy="random",
                          n_positive=n_p, n_negative=int(k - n_p), n_total=int(k),
                          n_total_mean=float(k), n_prevalence=0,
-                         target_half_width=a["targets"][m], achieved_half_width=achieved,
+                         half_width=a["targets"][m], achieved_half_width=achieved,
                          feasible=True, paper_condition_holds=True, census=k == n,
                          expected=np.nan if e is None else float(e)))
     return rows

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._naming import named_result
+from .._render.format import format_value
+from .._render.words import capitalize
 from .._result import ConfidenceInterval, EvalResult, _get_ax
 from .._validation import (
     check_array,
@@ -23,6 +25,12 @@ from . import _bounds as _bb
 from ._common import check_measure, delta_iv, pool_iv, public_name
 
 __all__ = ["BoundResult", "bernstein_bound"]
+
+_BOUND_WORDS = {"bernstein": "Bernstein bound", "bernstein_paper": "the paper's Bernstein bound",
+                "exact": "exact tail bound"}
+_VARIANCE_WORDS = {"hypergeometric": "hypergeometric model",
+                   "paper": "the paper's binomial variances",
+                   "oracle_binomial": "binomial model (Remark II)"}
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
@@ -125,6 +133,21 @@ class BoundResult(EvalResult):
                     "Deterministic range": "[{:.4f}, {:.4f}]".format(*self.deterministic_range)})
         return hdr
 
+    def _finding(self) -> str:
+        lo, hi = self.conf_int()
+        labels = f"{self.n:,} labels" if self.n else "no labels"
+        width = hi - lo
+        dec = 3 if width <= 0 else int(min(max(1 - np.floor(np.log10(width)), 2), 6))
+        name = public_name(self.measure)
+        if self.deterministic:
+            return capitalize(f"{name} of this rule lies in [{lo:.{dec}f}, {hi:.{dec}f}] "
+                              "whatever the labels of the unlabeled items (its deterministic "
+                              f"range, valid for any rule), from {labels}.")
+        rules = f" (all {self.n_rules} rules at once)" if self.n_rules > 1 else ""
+        return capitalize(f"{name} of a random rule lies in [{lo:.{dec}f}, {hi:.{dec}f}] "
+                          f"(mean {self.estimate:.{dec}f}) with probability at least "
+                          f"{100 * self.confidence_level:g}%{rules}, from {labels}.")
+
     def plot(self, ax=None, **kwargs):
         """Tail bound as a function of ξ (log scale)."""
         ax = _get_ax(ax)
@@ -134,7 +157,8 @@ class BoundResult(EvalResult):
         ax.axvline(self.half_width, ls="--", color="grey")
         ax.set_xlabel(f"deviation ξ of {public_name(self.measure)}")
         ax.set_ylabel("P(|measure - E| ≥ ξ) bound")
-        ax.set_title(f"{self.bound} tail, {self.variance} variance")
+        ax.set_title(f"Tail bound ({_BOUND_WORDS[self.bound]}, "
+                     f"{_VARIANCE_WORDS[self.variance]})")
         return ax
 
 
@@ -237,7 +261,7 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
     random_rule = p_random is None or p_random >= delta_k
     notes = _bound_notes(bound, variance, holds, v, delta_k,
                          not given and counts["l_pos"] + counts["l_neg"] > 0)
-    method = f"{bound} / {variance}"
+    method = f"{_BOUND_WORDS[bound]}, {_VARIANCE_WORDS[variance]}"
     if not random_rule:
         notes.warn(InputWarning,
                    f"The rule's hits on the labels ({counts['tp_l']:g} of "
@@ -258,7 +282,8 @@ def bernstein_bound(measure: str, *, n_pool: int, prevalence: float | None = Non
         estimate=mean, std_error=None if deterministic else float(np.sqrt(v) / den),
         confidence_level=level, method=method, term=public_name(measure),
         n=l_pos + l_neg, n_unit="labels",
-        data=f"|S| = {n_pool}, |S_O+| = {n_pos}, |S_R+| = {n_rpos:g}",
+        data=(f"pool of {format_value(n_pool)} items, {format_value(n_pos)} of them positive, "
+              f"the rule flags {format_value(n_rpos)}"),
         call=dict(function="bernstein_bound", measure=public_name(measure), n_pool=n_pool,
                   bound=bound, variance=variance),
         diagnostics=dict(delta_per_rule=delta_k), notes=notes.as_tuple(), measure=measure,
@@ -389,13 +414,14 @@ def _bound_notes(bound, variance, holds, v, delta_k, rule_hits_default) -> Notes
     notes = Notes()
     if bound == "bernstein_paper" and not holds:
         notes.warn(ApproximationWarning,
-                   f"The constant-4 form needs V >= (4/9) log(2/delta) = "
+                   f"The paper's constant-4 form needs V ≥ (4/9) log(2/δ) = "
                    f"{4 / 9 * float(_bb.log_term(delta_k)):.3g}; here V = {v:.3g}, so the "
-                   "half-width is NOT implied by Bernstein's inequality. Use "
+                   "half-width is not implied by Bernstein's inequality. Use "
                    "bound='bernstein' or 'exact'.")
     if variance != "hypergeometric":
-        notes.add(f"variance='{variance}' ignores the fixed margins of U and overstates the "
-                  "variance (conservative).")
+        notes.add(f"variance='{variance}' ignores the fixed margins of the unlabeled items "
+                  "and overstates the variance (conservative).")
     if rule_hits_default:
-        notes.add("Rule hits on L set to their expectation for a random rule.")
+        notes.add("The rule's hits on the labeled examples are taken at their expectation "
+                  "for a random rule (rule_hits_positive and rule_hits_negative not given).")
     return notes

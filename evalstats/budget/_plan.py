@@ -60,7 +60,8 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
     Parameters
     ----------
     n_pool : int
-        |S| (up to 1e12; large pools use continuous approximations of the quantiles).
+        Items in the pool, |S| in the paper (up to 1e12; large pools use continuous
+        approximations of the quantiles).
     prevalence : float, (float, float) or None
         ε_O+(S) in (0, 1); or an interval ``(low, high)`` known to contain it (plans hold
         over all of it); or None with ``pilot``.
@@ -147,16 +148,17 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
     order, the labels needed to meet the ``k``-th positive follow the negative
     hypergeometric law (mean :math:`k(|S|+1)/(|S_{O+}|+1)`, about ``k / prevalence``);
     in score order, the law implied by independent labels with the scores as
-    probabilities, conditioned on the pool's positive count (exact recursions; see
-    :mod:`evalstats.budget._search`). The plan buys the
+    probabilities, conditioned on the pool's positive count (computed exactly by forward
+    and backward recursions over the pool in score order). The plan buys the
     ``confidence_level`` quantile of that law (column ``n_total``; its mean is in
     ``n_total_mean``) and never more than the pool. If the scores are overconfident the
     search takes longer than planned, and a budget ``max_labels`` is then the safeguard.
 
-    **Any rule.** Labeled positives (deterministic range, :mod:`evalstats.budget._ranges`):
-    after ``k`` labeled positives every measure of any rule lies in a known range; the
-    plan is the fewest ``k`` whose worst case over the rule's hits is at most the target,
-    over the whole interval of the positive count. Random labels (subset estimates): the
+    **Any rule.** Labeled positives (the deterministic range of
+    ``bernstein_bound(...).deterministic_range``): after ``k`` labeled positives every
+    measure of any rule lies in a known range; the plan is the fewest ``k`` whose worst
+    case over the rule's hits is at most the target, over the whole interval of the
+    positive count. Random labels (subset estimates): the
     worst-case exact (or Bernstein) half-width of a hypergeometric proportion, with the
     worst case restricted to the measure's feasibility range (e.g. precision ≤
     ``|S_O+|/|S_R+|``), and 0 labels for a measure that range already pins to the target.
@@ -206,7 +208,7 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
     plan_notes(a, table, head, n_tot, feasible, notes)
     planning = _planning_table(a)
     return LabelPlan(
-        data=f"|S| = {a['n_pool']}, {a['prev'].describe()}, rule rate {a['rule_rate']:g}",
+        data=_data_words(a),
         call=a["call"], notes=notes.as_tuple(), n_positive=n_p, n_negative=n_tot - n_p,
         n_total=n_tot, rules=a["rules"], strategy=a["strategy"], bound=head_bound,
         half_width=a["h"], confidence_level=a["level"], feasible=feasible, table=table,
@@ -214,10 +216,17 @@ def plan_labels(n_pool: int, prevalence: float | tuple[float, float] | None,
         blind=_blind_table(a, n_p), prevalence=a["prev"].count / a["n_pool"],
         rule_rate=a["rule_rate"], n_pool=a["n_pool"],
         n_total_mean=float(head["n_total_mean"].max()), search=_search_name(a),
-        joint=a["joint"], prevalence_range=(p_range[0] / a["n_pool"],
+        joint=a["joint"], n_rules=a["n_rules"], prevalence_range=(p_range[0] / a["n_pool"],
                                             p_range[1] / a["n_pool"]),
         measures=tuple(label for label, _ in a["pairs"]), planning=planning,
         n_total_planning=None if planning.empty else int(planning["n_total"].max()))
+
+
+def _data_words(a) -> str:
+    """The planning inputs in words: ``"pool of 20,000 items, prevalence 0.03 (known),
+    rules that flag 5% of the pool"``."""
+    return (f"pool of {a['n_pool']:,} items, {a['prev'].describe()}, rules that flag "
+            f"{100 * a['rule_rate']:.3g}% of the pool")
 
 
 def _plan_labels_iv(n_pool, prevalence, rule_rate, half_width, confidence_level, measures,
@@ -344,7 +353,7 @@ def _plan_table(a) -> tuple[pd.DataFrame, tuple[int, int]]:
     if a["rules"] == "random":
         rows += _random_rule_rows(a)
     cols = ["rules", "measure", "bound", "strategy", "n_positive", "n_negative", "n_total",
-            "n_total_mean", "n_prevalence", "target_half_width", "achieved_half_width",
+            "n_total_mean", "n_prevalence", "half_width", "achieved_half_width",
             "feasible", "paper_condition_holds", "census"]
     return pd.DataFrame(rows)[cols], p_range
 
@@ -356,7 +365,7 @@ def _planning_table(a) -> pd.DataFrame:
     t = pd.DataFrame(_ap.random_rows(a, a["bound"] if a["bound"] in ANY_BOUNDS else "exact",
                                      expected=a["expected"]))
     return t[["measure", "expected", "n_positive", "n_negative", "n_total",
-              "target_half_width", "achieved_half_width"]]
+              "half_width", "achieved_half_width"]]
 
 
 def _random_rule_setup(a):

@@ -19,20 +19,21 @@ def plan_notes(a, table, head, n_tot, feasible, notes) -> None:
     if a["rules"] == "random":
         d_min = min(a["n_rpos"], a["prev"].count, a["n_pool"] - a["prev"].count)
         if a["h"] * d_min < 2:
-            notes.add(f"The target +/-{a['h']:g} is below 2 counts of the smallest "
+            notes.add(f"The target ±{a['h']:g} is below 2 counts of the smallest "
                       f"denominator ({d_min:g}): the random-rule plan takes the rule's hits "
                       "on the labels at their expectation, and at this resolution their "
                       "random variation alone can exceed the target (approximate plan).")
     paper_bad = table[(table["bound"] == "bernstein_paper") & ~table["paper_condition_holds"]]
     if len(paper_bad):
-        notes.add("bernstein_paper rows marked paper_condition_holds=False are NOT implied "
-                  "by Bernstein's inequality (V < (4/9) log(2/delta)).")
+        notes.add("Rows of the paper's Bernstein bound (bernstein_paper) with "
+                  "paper_condition_holds = no are not implied by Bernstein's inequality: the "
+                  "variance V of the unknown count is below (4/9) log(2/δ).")
 
 
 def _budget_notes(a, head, n_tot, feasible, notes) -> None:
     if bool(head["census"].any()) or n_tot >= a["n_pool"]:
         notes.warn(SmallSampleWarning,
-                   f"The plan labels the whole pool ({a['n_pool']:,} examples, a census): "
+                   f"The plan labels the whole pool ({a['n_pool']:,} items, a census): "
                    "the target cannot be met with fewer labels under this plan, and a "
                    "census knows every measure exactly.")
     if not feasible:
@@ -55,13 +56,14 @@ def _zero_notes(a, table, n_tot, notes) -> None:
     if a["rules"] == "random":
         any_rows = table[table["rules"] == "any"]
         best = int(any_rows.groupby(["strategy", "bound"])["n_total"].max().min())
-        notes.add(f"0 labels: this plan assumes RANDOM rules (predictions independent "
-                  "of the labels, the paper's Section 3). Informative classifiers are not "
-                  f"covered: their plug-in estimates can be off by more than +/-{h:g}; a "
+        notes.add(f"No label needed only because this plan assumes random rules "
+                  "(predictions independent of the labels, the paper's Section 3). "
+                  "Informative classifiers are not covered: their plug-in estimates can be "
+                  f"off by more than ±{h:g}; a "
                   f"guarantee for any rule of this size needs {best:,} labels (rules='any').")
     else:
-        notes.add(f"0 labels: with the pool prevalence as given, every requested measure of "
-                  f"any rule of this size is already confined to +/-{h:g} by its "
+        notes.add(f"No label needed: with the pool prevalence as given, every requested "
+                  f"measure of any rule of this size is already confined to ±{h:g} by its "
                   "feasibility range; this rests on the prevalence (prevalence_known=False "
                   "or an interval plans for an uncertain one).")
 
@@ -70,8 +72,8 @@ def _prevalence_notes(a, head, notes) -> None:
     prev = a["prev"]
     strategy = a["strategy"]
     if prev.kind == "pilot":
-        share = "all of delta" if (a["rules"], strategy) == ("any", "positives") \
-            else "delta/2"
+        share = "all of δ" if (a["rules"], strategy) == ("any", "positives") \
+            else "δ/2"
         notes.add(f"Prevalence from a pilot of {prev.pilot[0]} positives in {prev.pilot[1]} "
                   "labels: the plan holds over the exact (hypergeometric) confidence interval "
                   f"of the positive count, which takes {share} of the error budget.")
@@ -102,7 +104,7 @@ def _search_notes(a, head, n_tot, notes) -> None:
     if a["rules"] == "any":
         notes.add("After labeling, each measure of any rule lies in its deterministic range "
                   "(bernstein_bound(...).deterministic_range with the rule's hits on the "
-                  "labels); report its midpoint +/- half its width.")
+                  "labels); report its midpoint ± half its width.")
     if a["scores"] is not None:
         _calibration_note(a, notes)
 
@@ -115,7 +117,7 @@ def _calibration_note(a, notes) -> None:
         (prev.count, prev.count)
     if hi < mu - 3 * sd - 1 or lo > mu + 3 * sd + 1:
         notes.warn(InputWarning,
-                   f"The scores sum to {mu:,.0f} expected positives (+/-{3 * sd:,.0f}, three "
+                   f"The scores sum to {mu:,.0f} expected positives (±{3 * sd:,.0f}, three "
                    f"standard deviations) but the prevalence says {lo:,}-{hi:,}: they are not "
                    "calibrated, and the search cost computed from them is not reliable.")
 
@@ -128,6 +130,6 @@ def _pinned_notes(a, head, notes) -> None:
     for label, m in a["pairs"]:
         lo, hi = (float(v) for v in prior_range(m, a["n_pool"], lo_c, hi_c, a["n_rpos"]))
         if (hi - lo) / 2 <= a["targets"][m]:
-            notes.add(f"{label} needs no label: for any rule flagging {a['n_rpos']:,.0f} of "
-                      f"{a['n_pool']:,} examples it lies in [{lo:.4f}, {hi:.4f}] "
-                      "(feasibility bounds); report the midpoint.")
+            notes.add(f"{label.capitalize()} needs no label: for any rule flagging "
+                      f"{a['n_rpos']:,.0f} of {a['n_pool']:,} items it lies in "
+                      f"[{lo:.4f}, {hi:.4f}] (feasibility bounds); report the midpoint.")

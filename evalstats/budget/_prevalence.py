@@ -80,7 +80,8 @@ class Prevalence:
         if self.kind == "interval":
             return f"prevalence in [{self.low / n:.4g}, {self.high / n:.4g}]"
         if self.kind == "pilot":
-            return f"prevalence from a pilot of {self.pilot[0]}/{self.pilot[1]}"
+            return (f"prevalence from a pilot ({self.pilot[0]:,} positives in "
+                    f"{self.pilot[1]:,} labels)")
         return f"prevalence about {self.count / n:.4g} (not known)"
 
 

@@ -29,6 +29,14 @@ class RetrievalResult(Reportable):
     """Labels collected by :func:`guided_sample` (a record of what was labeled, not an
     estimate).
 
+    ``tidy()`` has one row per round of labeling: ``round`` (0 for the random seed),
+    ``step`` (``"random seed"``, ``"guided"`` or ``"random"``), ``labels`` and
+    ``positives`` of the round, and ``labels_cumulative`` and ``positives_cumulative``
+    after it (the data of the paper's Figure 4 at round resolution; :meth:`positives_curve`
+    has it label by label). ``glance()`` is one row about the whole collection:
+    ``strategy``, ``n_labels``, ``n_seed``, ``batch_size``, ``n_rounds`` (guided rounds
+    after the seed), ``n_positive``, ``n_negative``, ``pool_prevalence`` and ``n_notes``.
+
     Attributes
     ----------
     indices : ndarray of int
@@ -36,17 +44,23 @@ class RetrievalResult(Reportable):
     labels : ndarray of {0, 1}
         Their oracle labels.
     n_seed : int
-        Size of the random seed set.
+        Size of the random seed set (0 for random labeling).
+    batch_size : int or None
+        Labels per guided round (None for random labeling).
     strategy : {"guided", "random"}
     pool_prevalence : float or None
         Prevalence of the pool when the oracle was an array of labels (simulation).
     n_labels, n_positive : int
         Labels collected and positives among them (properties).
+    diagnostics : mapping
+        ``n_fits``: the rounds in which the surrogate was refitted (a round whose labels
+        so far hold one class only is drawn at random instead).
     """
 
     indices: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     labels: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     n_seed: int = 0
+    batch_size: int | None = None
     strategy: str = "guided"
     pool_prevalence: float | None = None
 
@@ -70,19 +84,59 @@ class RetrievalResult(Reportable):
                       stacklevel=2)
         return self.n_positive / max(self.n_labels, 1)
 
-    def _counts(self) -> dict:
+    def _rounds(self) -> list[tuple[str, int, int]]:
+        """``(step, first, stop)`` of each round: the seed, then batches of ``batch_size``."""
+        if self.strategy != "guided":
+            return [("random", 0, self.n_labels)]
+        out = [("random seed", 0, self.n_seed)]
+        step = max(int(self.batch_size or 1), 1)
+        out += [("guided", i, min(i + step, self.n_labels))
+                for i in range(self.n_seed, self.n_labels, step)]
+        return out
+
+    def _tidy_rows(self):
+        rows, total = [], 0
+        for i, (step, first, stop) in enumerate(self._rounds()):
+            found = int(self.labels[first:stop].sum())
+            total += found
+            rows.append(dict(round=i, step=step, labels=stop - first, positives=found,
+                             labels_cumulative=stop, positives_cumulative=total))
+        return rows
+
+    def _glance_extra(self):
         return dict(strategy=self.strategy, n_labels=self.n_labels, n_seed=self.n_seed,
+                    batch_size=self.batch_size, n_rounds=len(self._rounds()) - 1,
                     n_positive=self.n_positive, n_negative=self.n_labels - self.n_positive,
                     pool_prevalence=self.pool_prevalence)
 
-    def _tidy_rows(self):
-        return [self._counts()]
-
-    def _glance_extra(self):
-        return dict(self._counts(), n_rounds=self.diagnostics.get("n_rounds"))
+    def _header(self):
+        hdr = {"Labels": self.n_labels, "Positives among them": self.n_positive}
+        if self.pool_prevalence is not None:
+            hdr["Prevalence of the pool"] = self.pool_prevalence
+        if self.strategy == "guided":
+            hdr["Guided rounds"] = f"{len(self._rounds()) - 1:,} of {self.batch_size:,} labels"
+        hdr.update(super()._header())
+        return hdr
 
     def _main_table(self):
-        return ("Labels collected", self.tidy())
+        td = self.tidy()
+        by = td.groupby("step", sort=False)[["labels", "positives"]].sum().reset_index()
+        by.insert(1, "rounds", td.groupby("step", sort=False).size().to_numpy())
+        by["positive rate"] = by["positives"] / by["labels"].clip(lower=1)
+        return ("Labels collected, by step", by)
+
+    def _finding(self) -> str:
+        how = "Guided retrieval" if self.strategy == "guided" else "Random labeling"
+        rate = self.n_positive / max(self.n_labels, 1)
+        pool = ("" if self.pool_prevalence is None
+                else f", against {100 * self.pool_prevalence:.2g}% in the pool")
+        if self.strategy == "guided":
+            use = ("the labels are not a probability sample, so they bound the measures of "
+                   "any rule (deterministic range) but give no design-based interval")
+        else:
+            use = "the labels are a simple random sample of the pool"
+        return (f"{how} found {self.n_positive:,} positives in {self.n_labels:,} labels "
+                f"({100 * rate:.2g}%{pool}); {use}.")
 
     def _repr_body(self) -> str:
         return (f"{self.strategy}: {self.n_positive} positives in {self.n_labels} labels "
@@ -99,8 +153,9 @@ class RetrievalResult(Reportable):
         ax.plot(n, self.positives_curve(), label=self.strategy, **kwargs)
         if self.pool_prevalence is not None:
             ax.plot(n, n * self.pool_prevalence, ":", color="grey", label="random (expected)")
-        ax.set_xlabel("labels")
+        ax.set_xlabel("labels spent")
         ax.set_ylabel("positives found")
+        ax.set_title("Positives found against labels spent")
         ax.legend(loc="upper left")
         return ax
 
@@ -190,16 +245,17 @@ def guided_sample(X, oracle, n_labels: int, *, strategy: str = "guided",
                        got=f"{plain_value(estimator)!r}" if isinstance(estimator, str)
                        else f"an object of type {type(estimator).__name__}", exc=TypeError)
         est = default_estimator(int(gen.integers(2**31))) if estimator is None else estimator
-        order, lab, n_rounds = guided_order(x, oracle, n_pool, n_labels, n_seed, batch_size,
+        order, lab, n_fits = guided_order(x, oracle, n_pool, n_labels, n_seed, batch_size,
                                             est, gen)
     else:
-        order, lab, n_rounds = random_order(oracle, n_pool, n_labels, gen)
+        order, lab, n_fits = random_order(oracle, n_pool, n_labels, gen)
         n_seed = 0
     res = RetrievalResult(
         call=dict(function="guided_sample", n_labels=n_labels, strategy=strategy,
                   n_seed=n_seed, batch_size=batch_size),
-        diagnostics=dict(n_rounds=n_rounds), indices=order, labels=lab, n_seed=n_seed,
-        strategy=strategy, pool_prevalence=prev)
+        diagnostics=dict(n_fits=n_fits), indices=order, labels=lab, n_seed=n_seed,
+        batch_size=batch_size if strategy == "guided" else None, strategy=strategy,
+        pool_prevalence=prev)
     if strategy == "guided":
         remember_guided(res.labels)
     return res

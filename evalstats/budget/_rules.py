@@ -1,6 +1,6 @@
 """Design-based estimates of precision, recall (sensitivity) and specificity for many
-rules from one labeled sample: :class:`LabelDesign`, :func:`evaluate_rules` and
-:class:`RuleEvaluation`."""
+rules from one labeled probability sample: :class:`LabelDesign` (how the labels were
+drawn), :func:`evaluate_rules` and its result :class:`RuleEvaluation`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._naming import named_result
+from .._render.words import capitalize, value_with_ci
 from .._result import ConfidenceInterval, EvalResult, FrozenDict, freeze_array, wald_interval
 from .._validation import (
     check_array,
@@ -31,7 +32,21 @@ __all__ = ["LabelDesign", "RuleEvaluation", "evaluate_rules"]
 class LabelDesign:
     """How the labeled examples were drawn, so that estimates can undo the enrichment.
 
-    Build it with :meth:`stratified`, :meth:`poisson`, :meth:`simple` or :meth:`blind`.
+    Build it with :meth:`stratified`, :meth:`poisson`, :meth:`simple` or :meth:`blind`;
+    the arrays are kept as read-only copies.
+
+    Attributes
+    ----------
+    kind : {"stratified", "poisson", "blind"}
+        The sampling design (a simple random sample is one stratum).
+    strata : ndarray or None
+        Stratum of each labeled example (stratified and blind designs).
+    stratum_sizes : mapping or None
+        Pool size N_h of every stratum.
+    inclusion_probabilities : ndarray or None
+        Inclusion probability π_i of each labeled example (Poisson design).
+    is_blind : ndarray of bool or None
+        Rows added without querying (blind design).
     """
 
     kind: str
@@ -52,9 +67,28 @@ class LabelDesign:
 
     @classmethod
     def stratified(cls, strata, stratum_sizes: Mapping[Any, float]) -> LabelDesign:
-        """Simple random samples without replacement within strata (e.g. predicted-minority
-        vs the rest). ``strata``: stratum of each labeled example; ``stratum_sizes``:
-        N_h for every stratum of the pool."""
+        """Simple random samples without replacement within strata.
+
+        Parameters
+        ----------
+        strata : array-like, shape (n,)
+            Stratum of each labeled example (e.g. a surrogate score above a threshold
+            fixed before labeling, or not).
+        stratum_sizes : mapping
+            Pool size N_h of every stratum that appears in ``strata`` (whole numbers, at
+            least the labeled examples of the stratum).
+
+        Returns
+        -------
+        LabelDesign
+
+        Raises
+        ------
+        TypeError
+            If ``stratum_sizes`` is not a mapping.
+        ValueError
+            If a stratum has no size, or fewer pool items than labeled examples.
+        """
         strata = np.asarray(strata)
         if not isinstance(stratum_sizes, Mapping):
             raise fail("stratum_sizes", "a mapping from stratum to its pool size",
@@ -76,7 +110,19 @@ class LabelDesign:
 
     @classmethod
     def poisson(cls, inclusion_probabilities) -> LabelDesign:
-        """Independent inclusion with known probabilities π_i (Horvitz-Thompson)."""
+        """Independent inclusion of each pool item with a known probability (Poisson
+        sampling).
+
+        Parameters
+        ----------
+        inclusion_probabilities : array-like of float, shape (n,)
+            π_i in (0, 1] of each labeled example; the estimates weight it by 1/π_i
+            (Horvitz & Thompson 1952).
+
+        Returns
+        -------
+        LabelDesign
+        """
         pi = check_array(inclusion_probabilities, "inclusion_probabilities")
         if pi.min() <= 0 or pi.max() > 1:
             raise fail("inclusion_probabilities", "in (0, 1]",
@@ -85,20 +131,44 @@ class LabelDesign:
 
     @classmethod
     def simple(cls, n_pool: int, n_labeled: int) -> LabelDesign:
-        """One simple random sample of ``n_labeled`` from ``n_pool`` (unweighted)."""
+        """One simple random sample without replacement (one stratum, equal weights).
+
+        Parameters
+        ----------
+        n_pool : int
+            Items in the pool.
+        n_labeled : int
+            Labeled examples, drawn at random from the pool (at most ``n_pool``).
+
+        Returns
+        -------
+        LabelDesign
+        """
         n_pool = check_int(n_pool, "n_pool", low=1)
         n_labeled = check_int(n_labeled, "n_labeled", low=1, high=n_pool)
         return cls("stratified", strata=np.zeros(n_labeled, int), stratum_sizes={0: n_pool})
 
     @classmethod
     def blind(cls, is_blind, n_pool: int) -> LabelDesign:
-        """The paper's blind labeling (Section 4.1): rows with ``is_blind`` were added at
-        random and labeled negative without querying.
+        """Blind labeling (Valizadegan et al. 2012, Section 4.1): rows added at random
+        and labeled negative without querying.
 
         Kept to describe such a sample; :func:`evaluate_rules` refuses it, because the
         augmented set is not a probability sample (retrieval adapts to the labels and the
         blind labels are wrong at the unlabeled positive rate), so no valid interval
-        exists. Use :meth:`stratified` or :meth:`poisson` designs for estimates."""
+        exists. Use :meth:`stratified` or :meth:`poisson` designs for estimates.
+
+        Parameters
+        ----------
+        is_blind : array-like of bool, shape (n,)
+            True for the rows added without querying.
+        n_pool : int
+            Items in the pool (at least ``len(is_blind)``).
+
+        Returns
+        -------
+        LabelDesign
+        """
         mask = np.asarray(is_blind, bool)
         n_pool = check_int(n_pool, "n_pool", low=len(mask))
         return cls("blind", strata=np.zeros(len(mask), int), stratum_sizes={0: n_pool},
@@ -107,23 +177,49 @@ class LabelDesign:
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class RuleEvaluation(EvalResult):
-    """Estimates and intervals of Pr/Se/Sp for many rules (one row per rule and measure).
+    """Estimates and intervals of precision, recall and specificity for many rules (one
+    row per rule and measure), from one labeled probability sample.
 
-    ``estimate`` is the first row's estimate; ``table`` holds ``rule, measure, estimate,
-    std_error, std_error_smoothed, denominator_total, n_denominator``. ``std_error`` is the
-    textbook linearised (Taylor) standard error; ``std_error_smoothed`` takes the label
-    rate of each (stratum, rule prediction) cell at its posterior mean under a Jeffreys
-    prior Beta(1/2, 1/2) (Poisson designs: within bins of similar inclusion probability),
-    so that rare, heavily weighted labels that the sample missed do not give a variance
-    near 0. The rule's predictions are known, so no prediction is invented where the rule
-    does not fire, and a simple random sample (one stratum) is smoothed in the same way
-    as each stratum of an enriched design.
+    Each measure is a ratio of two pool totals, estimated with Horvitz–Thompson weights
+    (the ratio estimator; see :func:`evaluate_rules`). Its standard error is the
+    linearised (Taylor) one; the smoothed standard error takes the label rate of each
+    (stratum, rule prediction) cell at its posterior mean under a Jeffreys prior
+    Beta(1/2, 1/2) (Poisson designs: within bins of similar inclusion probability), so
+    that rare, heavily weighted labels that the sample missed do not give a variance near
+    0. The rule's predictions are known, so no prediction is invented where the rule does
+    not fire, and a simple random sample (one stratum) is smoothed in the same way as each
+    stratum of an enriched design.
 
     Interval methods (``conf_int(method=...)``): ``"korn_graubard_smoothed"`` (default):
-    Clopper-Pearson at the design effective sample size n_eff = p(1-p)/se² with the
-    smoothed se (capped at the labeled examples in the denominator; Korn & Graubard 1998);
-    ``"korn_graubard"``: the same with the textbook se; ``"wald"``: estimate ± z se, clipped
-    to [0, 1].
+    Clopper–Pearson at the design effective sample size p(1-p)/se² with the smoothed se
+    (at most the labeled examples in the denominator; Korn & Graubard 1998);
+    ``"korn_graubard"``: the same with the linearised se; ``"wald"``: estimate ± z se,
+    clipped to [0, 1]. A census (every item of a stratified pool labeled) has zero-width
+    intervals.
+
+    Attributes
+    ----------
+    estimate, std_error : float
+        Of the first row of :attr:`table` (``term``, ``rule:measure``).
+    n : int
+        Labeled examples (``n_unit`` "labels").
+    table : DataFrame
+        One row per rule and measure: ``rule, measure, estimate, std_error,
+        std_error_smoothed, denominator_total`` (the estimated pool total of the measure's
+        denominator) and ``n_denominator`` (labeled examples in the denominator: those the
+        rule flags for precision, the labeled positives for recall, the labeled negatives
+        for specificity).
+    method : str
+        The estimator in words (stratified or Poisson design).
+
+    References
+    ----------
+    .. [1] Cochran, W. G. (1977). Sampling Techniques, 3rd ed. Wiley. Sections 5.9, 6.11.
+    .. [2] Särndal, C.-E., Swensson, B. & Wretman, J. (1992). Model Assisted Survey
+       Sampling. Springer. Section 5.6.
+    .. [3] Korn, E. L. & Graubard, B. I. (1998). Confidence intervals for proportions
+       with small expected number of positive counts estimated from survey data.
+       Survey Methodology 24, 193-201.
     """
 
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -157,6 +253,17 @@ class RuleEvaluation(EvalResult):
     def _title(self):
         return "Rule evaluation from a designed label sample"
 
+    def _finding(self) -> str:
+        """Per measure: the estimate of the only rule with its interval, or the range of
+        the rules' estimates with the rules at its ends."""
+        td = self.tidy()
+        parts = [_measure_words(td[td["measure"] == m].reset_index(drop=True), m,
+                                self.confidence_level)
+                 for m in dict.fromkeys(td["measure"])]
+        many = td["rule"].nunique() > 1
+        tail = f" ({100 * self.confidence_level:g}% intervals in the table)" if many else ""
+        return capitalize("; ".join(parts)) + f", from {self.n:,} labels{tail}."
+
 
 @named_result
 def evaluate_rules(labels, rules, design: LabelDesign, *,
@@ -175,18 +282,35 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
         keys name the rules.
     design : LabelDesign
         The sampling design: stratified, simple or Poisson. A blind design
-        (:meth:`LabelDesign.blind`, the paper's eq 4.30 after guided retrieval) is refused
-        with a ``ValueError``: the labels are not a probability sample, so no valid
-        design-based variance exists (see the error for the alternatives). Anything else
-        is a ``TypeError`` (a :class:`RetrievalResult` gets one saying what to pass).
+        (:meth:`LabelDesign.blind`, the paper's blind labeling after guided retrieval) is
+        refused with a ``ValueError``: the labels are not a probability sample, so no
+        valid design-based variance exists (see the error for the alternatives). Anything
+        else is a ``TypeError`` (a :class:`RetrievalResult` gets one saying what to pass).
     measures : sequence of str
         Any of ``"precision"``, ``"recall"`` (alias ``"sensitivity"``) and
         ``"specificity"``; the table uses the spelling given.
     confidence_level : float
+        Level of the default interval (``conf_int()`` recomputes at any other).
 
     Returns
     -------
     RuleEvaluation
+        One row per rule and measure (its ``table``).
+
+    Raises
+    ------
+    ValueError
+        For a blind design or a guided sample (not probability samples), labels that are
+        not 0/1, predictions that are not 0/1, or arrays whose lengths disagree.
+    TypeError
+        If ``design`` is not a :class:`LabelDesign`.
+
+    Warns
+    -----
+    UndefinedEstimateWarning
+        A measure with no labeled example in its denominator (reported as NaN).
+    SmallSampleWarning
+        A stratum with a single label (its variance contribution cannot be estimated).
 
     Notes
     -----
@@ -241,15 +365,43 @@ def evaluate_rules(labels, rules, design: LabelDesign, *,
     if census:
         notes.add("Every example of the pool is labeled (a census): each measure is known "
                   "exactly, with a zero-width interval.")
-    method = {"poisson": "Horvitz-Thompson ratio (Poisson)",
-              "stratified": "stratified HT ratio"}[design.kind]
+    method = {"poisson": "ratio estimator (Horvitz–Thompson, Poisson sampling)",
+              "stratified": "stratified ratio estimator (Horvitz–Thompson)"}[design.kind]
     first = table.iloc[0]
     return RuleEvaluation(estimate=float(first["estimate"]), std_error=float(first["std_error"]),
                           confidence_level=level, method=method,
                           term=f"{first['rule']}:{first['measure']}", n=len(y), n_unit="labels",
+                          data=_design_words(design),
                           call=dict(function="evaluate_rules", n_rules=len(names),
                                     design=design.kind),
                           diagnostics=dict(census=census), notes=notes.as_tuple(), table=table)
+
+
+def _design_words(design: LabelDesign) -> str:
+    """How the labels were drawn, in words (the report's Data line)."""
+    if design.kind == "poisson":
+        return "labels drawn with known inclusion probabilities (Poisson sampling)"
+    sizes = design.stratum_sizes
+    pool = f"a pool of {int(sum(sizes.values())):,} items"
+    if len(sizes) == 1:
+        return f"a simple random sample of {pool}"
+    return f"a stratified random sample ({len(sizes)} strata) of {pool}"
+
+
+def _measure_words(d: pd.DataFrame, measure: str, level: float) -> str:
+    """``"precision ranges from 0.12 (rule a) to 0.17 (rule b)"`` for one measure."""
+    est = pd.to_numeric(d["estimate"], errors="coerce")
+    if len(d) == 1:
+        shown = value_with_ci(est[0], d["conf_low"][0], d["conf_high"][0], level)
+        return f"{measure} of {d['rule'][0]} is {shown}"
+    if est.notna().sum() == 0:
+        return f"{measure} is undefined for every rule (see the notes)"
+    lo, hi = int(est.idxmin()), int(est.idxmax())
+    if est[lo] == est[hi]:
+        return f"{measure} is {est[lo]:.2f} for every rule"
+    dec = 2 if round(est[lo], 2) != round(est[hi], 2) else 4
+    return (f"{measure} ranges from {est[lo]:.{dec}f} ({d['rule'][lo]}) to "
+            f"{est[hi]:.{dec}f} ({d['rule'][hi]})")
 
 
 def _is_census(design: LabelDesign) -> bool:

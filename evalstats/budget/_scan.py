@@ -178,7 +178,7 @@ def plan_one(measure, bound, variance, strategy, n_pool, n_pos, n_rule_pos, targ
     n_p = k_used if strategy == "positives" else int(round(k_used * n_pos / n_pool))
     return dict(rules="random", measure=measure, bound=bound, strategy=strategy,
                 n_positive=int(n_p), n_negative=int(k_used - n_p), n_total=int(k_used),
-                target_half_width=target, achieved_half_width=achieved, feasible=feasible,
+                half_width=target, achieved_half_width=achieved, feasible=feasible,
                 paper_condition_holds=valid)
 
 

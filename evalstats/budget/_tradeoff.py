@@ -31,23 +31,33 @@ __all__ = ["TradeoffResult", "ratio_map", "alpha_map", "tradeoff"]
 class TradeoffResult(Reportable):
     """Equal-bound points ε*_O+(U) and prevalence ratios for the pairs of Section 3.3.
 
-    A set of closed-form points, not an estimate: no interval.
+    A set of closed-form points, not an estimate: no interval. ``tidy()`` is
+    :attr:`table`; ``glance()`` is one row: ``prevalence``, ``rule_rate``, ``n_pool`` and
+    ``n_labels`` (None unless given), one ``prevalence_ratio_<pair>`` column per pair
+    (the pair's name with underscores, e.g. ``prevalence_ratio_precision_specificity``)
+    and ``n_notes``.
 
     Attributes
     ----------
     table : DataFrame
-        One row per pair: ``pair, eps_unlabeled, prevalence_ratio`` (the paper's α =
-        ε*_O+(U)/ε_O+(S), eq 3.24), ``cost_ratio, label_more`` and, when ``n_pool`` and
-        ``n_labels`` are given, ``n_positive`` (eq 3.23).
+        One row per pair: ``pair, eps_unlabeled`` (the prevalence ε*_O+(U) of the
+        unlabeled items at which the pair's bounds are equal), ``prevalence_ratio`` (the
+        paper's α = ε*_O+(U)/ε_O+(S), eq 3.24), ``cost_ratio, label_more`` and, when
+        ``n_pool`` and ``n_labels`` are given, ``n_positive`` (positives among the labels,
+        eq 3.23).
     prevalence, rule_rate : float
-        ε_O+(S) and ε_R+(S).
+        The pool's prevalence ε_O+(S) and the rules' positive rate ε_R+(S).
+    n_pool, n_labels : int or None
+        The pool's size and the labels, when given.
     """
 
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
     prevalence: float = 0.0
     rule_rate: float = 0.0
+    n_pool: int | None = None
+    n_labels: int | None = None
 
-    _default_title = "Equal-bound points of eps_O+(U) (Valizadegan et al. 2012, Sec. 3.3)"
+    _default_title = "Prevalence of the unlabeled items at which two bounds are equal"
 
     @property
     def estimate(self) -> float:
@@ -60,17 +70,42 @@ class TradeoffResult(Reportable):
         return self.table.to_dict("records")
 
     def _main_table(self):
-        return ("Equal-bound points", self.tidy())
+        words = {"eps_unlabeled": "unlabeled prevalence", "label_more": "Label more",
+                 "n_positive": "positives to label"}
+        table = self.tidy()
+        if (table["cost_ratio"] == 1).all():
+            table = table.drop(columns="cost_ratio")
+        return ("Equal-bound points (Valizadegan et al. 2012, Section 3.3)",
+                table.rename(columns=words))
 
     def _glance_extra(self):
-        return dict(prevalence=self.prevalence, rule_rate=self.rule_rate,
-                    **{f"prevalence_ratio[{p}]": r for p, r in
-                       zip(self.table["pair"], self.table["prevalence_ratio"], strict=True)})
+        ratios = {f"prevalence_ratio_{p.replace('-', '_')}": r for p, r in
+                  zip(self.table["pair"], self.table["prevalence_ratio"], strict=True)}
+        return dict(prevalence=self.prevalence, rule_rate=self.rule_rate, n_pool=self.n_pool,
+                    n_labels=self.n_labels, **ratios)
 
     def _header(self):
-        hdr = {"Prevalence eps_O+(S)": self.prevalence, "Rule rate eps_R+(S)": self.rule_rate}
+        hdr = {"Prevalence of the pool": self.prevalence,
+               "Rules' positive rate": self.rule_rate}
+        if self.n_pool is not None:
+            hdr.update({"Pool": f"{self.n_pool:,} items", "Labels": self.n_labels})
         hdr.update(super()._header())
         return hdr
+
+    def _finding(self) -> str:
+        t = self.table.set_index("pair")
+
+        def at(pair):
+            r, e = t.loc[pair, "prevalence_ratio"], t.loc[pair, "eps_unlabeled"]
+            return f"{format_value(r, 2)} times the pool's ({format_value(e, 2)})"
+        more = set(t["label_more"])
+        conclusion = (f"label more {more.pop()} than a random sample would" if len(more) == 1
+                      else "which class to label more depends on the pair")
+        return ("The small-budget bounds of precision and specificity are equal when the "
+                f"prevalence of the unlabeled items is {at('precision-specificity')}, those "
+                f"of sensitivity and specificity at {at('sensitivity-specificity')}, and "
+                "both, when the rules' positive rate equals the prevalence, at "
+                f"{at('rule-rate-equals-prevalence')}: {conclusion}.")
 
     def _repr_body(self) -> str:
         r = self.table.set_index("pair")["prevalence_ratio"]
@@ -108,10 +143,10 @@ def ratio_map(pair: str = "precision-specificity", ax=None, cost_ratio: float = 
     ratio = _bp.balance_eps(es, er, pair, cost_ratio) / es
     cs = ax.contourf(es, np.meshgrid(g, g)[1], ratio, levels=np.linspace(0, 1, 11),
                      extend="max", **kwargs)
-    ax.figure.colorbar(cs, ax=ax, label="eps_O+(U) / eps_O+(S)")
-    ax.set_xlabel("eps_O+(S) (prevalence)")
-    ax.set_ylabel("eps_R+(S) (rule positive rate)")
-    ax.set_title(f"prevalence ratio, {pair}")
+    ax.figure.colorbar(cs, ax=ax, label="unlabeled prevalence / pool prevalence")
+    ax.set_xlabel("prevalence of the pool")
+    ax.set_ylabel("rules' positive rate")
+    ax.set_title(f"Prevalence ratio at equal bounds, {pair}")
     return ax
 
 
@@ -184,9 +219,10 @@ def tradeoff(prevalence: float, rule_rate: float, *, n_pool: int | None = None,
     notes = Notes()
     notes.add("Equal-bound points are crossings of the paper's small-budget bounds "
               "(3.19)-(3.21), not optima; under the exact model labeling positives lowers "
-              "all three errors while eps_O+(U) < 1/2.")
+              "all three errors while the prevalence of the unlabeled items is below 1/2.")
     return TradeoffResult(call=dict(function="tradeoff", prevalence=es, rule_rate=er),
-                          notes=notes.as_tuple(), table=table, prevalence=es, rule_rate=er)
+                          notes=notes.as_tuple(), table=table, prevalence=es, rule_rate=er,
+                          n_pool=n_pool, n_labels=n_labels)
 
 
 def _tradeoff_iv(prevalence, rule_rate, n_pool, n_labels, costs):

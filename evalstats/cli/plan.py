@@ -28,7 +28,7 @@ def register(sub) -> None:
                "met within --max-labels, or at all; the plan is still printed, with the "
                "labels the target needs); 2 bad input.")
     p.add_argument("--n-pool", type=float, default=None,
-                   help="|S|, examples in the pool (up to 1e12)")
+                   help="items in the pool (up to 1e12)")
     add_alias(p, "--pool-size", "--n-pool", dest="n_pool", type=float)
     p.add_argument("--prevalence", default=None,
                    help="positive rate of the pool, in (0, 1), or an interval LOW,HIGH "
