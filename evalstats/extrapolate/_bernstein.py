@@ -83,8 +83,6 @@ class Bernstein(Method):
         self.z_cut = grid.resolution_z(k1, per_class)
         super().__init__(k1, candidates)
         self.penalty = PENALTY[fit] if penalty is None else float(penalty)
-        if fit != "ls":
-            self.name = "pseudolikelihood"
 
     def default_candidates(self):
         if fit_ls(self.form):
@@ -102,7 +100,8 @@ class Bernstein(Method):
 
     def label(self, cand):
         extra = "" if self.tail(cand) == "open" else f", D=1 beyond z={self.z_cut:.2f}"
-        return f"{self.name}(d={cand[0]}, s={cand[1]:g}{extra})"
+        fit = "" if self.form == "ls" else f", {self.form} pseudolikelihood"
+        return f"{self.name}(d={cand[0]}, s={cand[1]:g}{extra}{fit})"
 
     def _basis(self, cand):
         key = ("basis", tuple(cand))

@@ -32,7 +32,9 @@ from .._warnings import (
 from ._bernstein import Bernstein
 from ._curves import AveragedCurve, Data, predict_curve
 from ._methods import KDE, HighDim, Method, Naive, Radial, fit_all
+from ._normal import TwoParam
 from ._npmle import NPMLE
+from ._pseudolikelihood import PaperPolynomial
 from ._result import AccuracyExtrapolation
 from ._validate import METHOD_NAMES, _Args, _extrapolate_accuracy_iv
 
@@ -51,14 +53,16 @@ def _make_method(a: _Args) -> Method:
         return Radial(k1, a.candidates, gls=o["gls"])
     if a.method == "kde":
         return KDE(k1, a.candidates)
-    if a.method in ("polynomial", "pseudolikelihood"):
+    if a.method == "polynomial":
         return Bernstein(k1, a.candidates, match_k1=o["match_k1"], penalty=o["penalty"],
-                         fit="ls" if a.method == "polynomial" else o["likelihood"],
-                         per_class=a.scores.shape[0] / k1)
+                         fit=o["likelihood"] or "ls", per_class=a.scores.shape[0] / k1)
+    if a.method == "pseudolikelihood":
+        ratios = None if a.candidates is None else [d / (k1 - 1) for d in a.candidates]
+        return PaperPolynomial(k1, ratios, match_k1=o["match_k1"], likelihood=o["likelihood"])
     if a.method == "npmle":
         return NPMLE(k1, match_k1=o["match_k1"], monotone_density=o["monotone_density"],
                      penalty=o["penalty"])
-    return {"hd": HighDim, "naive": Naive}[a.method](k1)
+    return {"hd": HighDim, "naive": Naive, "two_param": TwoParam}[a.method](k1)
 
 
 #: share of test points whose true-class score ties a wrong-class score above which
@@ -95,10 +99,15 @@ def _data_warnings(ata: np.ndarray, n: int, k1: int, targets: tuple, notes: Note
                    "near-perfect discriminability, predictions for larger k are unreliable.")
 
 
-def _subset_sizes(k1: int, targets: tuple) -> tuple[int, int | None]:
-    """Half the classes (band, ratio-2 back-test) and, when the target ratio exceeds 3, a
-    quarter (ratio-4 back-test)."""
-    quarter = k1 // 4 if max(targets) / k1 > 3 and k1 // 4 >= MIN_QUARTER else None
+#: back-test also at ratio 4 (a quarter of the classes inside each half)
+QUARTER_BACKTEST = True
+
+
+def _subset_sizes(k1: int) -> tuple[int, int | None]:
+    """Half the classes (band, ratio-2 back-test) and, with :data:`QUARTER_BACKTEST`, a
+    quarter (ratio-4 back-test). The same for every ``k_target``: one fitted model
+    predicts every ``k``."""
+    quarter = k1 // 4 if QUARTER_BACKTEST and k1 // 4 >= MIN_QUARTER else None
     return k1 // 2, quarter
 
 
@@ -446,7 +455,7 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     _data_warnings(ata, n, k1, a.targets, notes)
     if a.method == "kde":
         _kde_tie_warning(data, notes)
-    sizes = _subset_sizes(k1, a.targets)
+    sizes = _subset_sizes(k1)
     meth.prepare([k1] + [m for m in sizes if m])
     subs = _run_subsamples(data, meth, sizes, a, n_jobs, progress)
     sel = _select(meth, subs, float(ata[-1]), k1, sizes)
