@@ -11,11 +11,13 @@ two-parameter normal model (two), the radial regression with one tail assumption
 radial regression with both tails, combinations of these. A mechanism of the default
 (a tail assumption, the ratio-4 back-test, soft weights, a penalty) stays only if removing
 it raises the fresh worst case by more than one s.e. The band must cover 0.93-0.97 pooled
-over the fresh cases at every ratio. Every method is run with its package defaults (and ``k_target`` = the case's
-targets); a fit that raises counts as the worst possible error and is listed. For each
-case and target ratio k2/k1 in 2, 4, 10, 20: RMSE against the truth, bias, coverage of the
-95 % band (with its binomial s.e.), mean band width and the width over the RMSE, CPU
-seconds per fit (one thread).
+over the fresh cases at every ratio.
+
+Every method is run with its package defaults (and ``k_target`` = the case's targets); a
+fit that raises counts as the worst possible error and is listed. For each case and target
+ratio k2/k1 in 2, 4, 10, 20: RMSE against the truth, bias, coverage of the 95 % band (with
+its binomial s.e.), mean band width and the width over the RMSE, CPU seconds per fit (one
+thread).
 
 Run ``OMP_NUM_THREADS=1 python benchmarks/extrapolation_fresh.py --family fresh --reps 20``
 (``--family dev`` for the development family, ``--table`` to print the tables of the raw
@@ -46,13 +48,21 @@ TRUTH = RESULTS / "extrapolation_truth.csv"
 #: method name -> keyword arguments of extrapolate_accuracy (package defaults otherwise)
 METHODS = {
     "default": {},
-    "regression": dict(method="regression"),
-    "pseudolikelihood": dict(method="pseudolikelihood"),
-    "polynomial": dict(method="polynomial"),
-    "polynomial-hd": dict(method="polynomial", degree=[(48, 2), (48, 3), (96, 3), (96, 4)]),
+    "two_param": dict(method="two_param"),
     "hd": dict(method="hd"),
     "kde": dict(method="kde"),
     "naive": dict(method="naive"),
+    "npmle": dict(method="npmle"),
+    "regression-gls": dict(method="regression", curve_weights="gls"),
+    "polynomial": dict(method="polynomial"),
+    # the high-degree call of the held-out study, with and without the roughness penalty
+    "polynomial-hd": dict(method="polynomial", degree=[(48, 2), (48, 3), (96, 3), (96, 4)]),
+    "polynomial-hd-pen0": dict(method="polynomial", penalty=0.0,
+                               degree=[(48, 2), (48, 3), (96, 3), (96, 4)]),
+    # the probit-stretched Bernstein basis fitted by the Bernoulli pseudolikelihood (two
+    # tails, stretches 4-6): the former default
+    "stretched-pl": dict(method="polynomial", likelihood="bernoulli"),
+    "pseudolikelihood": dict(method="pseudolikelihood"),
 }
 SEEDS = {"dev": 3100, "fresh": 4200}
 TRUTH_PROBLEMS = 30

@@ -38,13 +38,12 @@ from ._pseudolikelihood import PaperPolynomial
 from ._result import AccuracyExtrapolation
 from ._validate import METHOD_NAMES, _Args, _extrapolate_accuracy_iv
 
-DEFAULT_METHOD = "pseudolikelihood"
+DEFAULT_METHOD = "regression"
 MARGINAL_NOTE = ("Assumes a marginal classifier (each class's score learned from that class "
                  "alone, e.g. 1-NN or nearest centroid on a fixed embedding) and classes drawn "
                  "at random; jointly trained classifiers (softmax nets, logistic regression, "
                  "SVMs) change when classes are added and violate this.")
 SOFTNESS = 5.0
-MIN_QUARTER = 6
 
 
 def _make_method(a: _Args) -> Method:
@@ -99,39 +98,22 @@ def _data_warnings(ata: np.ndarray, n: int, k1: int, targets: tuple, notes: Note
                    "near-perfect discriminability, predictions for larger k are unreliable.")
 
 
-#: back-test also at ratio 4 (a quarter of the classes inside each half)
-QUARTER_BACKTEST = True
-
-
-def _subset_sizes(k1: int) -> tuple[int, int | None]:
-    """Half the classes (band, ratio-2 back-test) and, with :data:`QUARTER_BACKTEST`, a
-    quarter (ratio-4 back-test). The same for every ``k_target``: one fitted model
-    predicts every ``k``."""
-    quarter = k1 // 4 if QUARTER_BACKTEST and k1 // 4 >= MIN_QUARTER else None
-    return k1 // 2, quarter
-
-
 class SubsampleTask:
-    """Picklable task: fit every candidate on a random half of the classes and on a random
-    quarter inside that half. Returns ``(half_fits, quarter_fits)``."""
+    """Picklable task: fit every candidate on a random half of the classes (without
+    replacement). Returns the list of ``(params, status)`` per candidate."""
 
-    def __init__(self, data: Data, method: Method, half: int, quarter: int | None):
-        self.data, self.method, self.half, self.quarter = data, method, half, quarter
+    def __init__(self, data: Data, method: Method, half: int):
+        self.data, self.method, self.half = data, method, half
 
     def __call__(self, i: int, g: np.random.Generator):
         classes = g.choice(self.data.k1, size=self.half, replace=False)
-        half = fit_all(self.method, self.data.view(classes))
-        quarter = None
-        if self.quarter:
-            sub = g.choice(classes, size=self.quarter, replace=False)
-            quarter = fit_all(self.method, self.data.view(sub))
-        return half, quarter
+        return fit_all(self.method, self.data.view(classes))
 
 
-def _run_subsamples(data, meth, sizes, a: _Args, n_jobs, progress) -> list:
+def _run_subsamples(data, meth, half: int, a: _Args, n_jobs, progress) -> list:
     if a.n_sub == 0:
         return []
-    task = SubsampleTask(data, meth, *sizes)
+    task = SubsampleTask(data, meth, half)
     return map_replicates(task, a.n_sub, rng=a.rng, n_jobs=n_jobs, progress=progress,
                           desc="class subsamples")
 
@@ -159,23 +141,19 @@ def _soft_weights(rmse: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Selection:
-    preds: np.ndarray        # (n_fits, n_candidates) predicted ATA_{k1}
+    preds: np.ndarray        # (n_subsamples, n_candidates) predicted ATA_{k1}
     rmse: np.ndarray
     bias: np.ndarray
     weights: np.ndarray
     n_failed: int
-    ratios: tuple
+    ratio: float             # k1 / m of the back-test
 
 
-def _select(meth: Method, subs: list, ata_k1: float, k1: int, sizes) -> _Selection:
-    """Back-test every candidate: predicted ATA_{k1} from the half (and quarter) fits."""
-    rows = []
-    for half, quarter in subs:
-        rows.append(_predict_k1(meth, half, k1))
-        if quarter is not None:
-            rows.append(_predict_k1(meth, quarter, k1))
+def _select(meth: Method, subs: list, ata_k1: float, k1: int, half: int) -> _Selection:
+    """Back-test every candidate: ATA_{k1} predicted from each half-class fit."""
     ncand = len(meth.candidates)
-    preds = np.array(rows) if rows else np.full((0, ncand), np.nan)
+    preds = (np.array([_predict_k1(meth, fits, k1) for fits in subs]) if subs
+             else np.full((0, ncand), np.nan))
     n_failed = int(np.isnan(preds).sum())
     if len(preds):
         err = np.where(np.isnan(preds), 1.0, preds - ata_k1)
@@ -185,8 +163,7 @@ def _select(meth: Method, subs: list, ata_k1: float, k1: int, sizes) -> _Selecti
             bias = np.nanmean(preds - ata_k1, axis=0)
     else:
         rmse = bias = np.full(ncand, np.nan)
-    ratios = (k1 / sizes[0],) + ((k1 / sizes[1],) if sizes[1] else ())
-    return _Selection(preds, rmse, bias, _weights(meth, rmse), n_failed, ratios)
+    return _Selection(preds, rmse, bias, _weights(meth, rmse), n_failed, k1 / half)
 
 
 def _weights(meth: Method, rmse: np.ndarray) -> np.ndarray:
@@ -248,7 +225,7 @@ class _Only:
 def _half_curves(meth: Method, subs: list, use: list[int], weights: np.ndarray) -> list:
     """The weighted model on each half-class subsample (for the sampling spread)."""
     out = []
-    for half, _ in subs:
+    for half in subs:
         ok = [j for j in use if not isinstance(half[j][0], ConvergenceError)]
         if ok:
             out.append(AveragedCurve([meth.curve(half[j][0], meth.candidates[j]) for j in ok],
@@ -257,24 +234,17 @@ def _half_curves(meth: Method, subs: list, use: list[int], weights: np.ndarray) 
 
 
 def _backtest(sel: _Selection, ata_k1: float) -> dict:
+    """The weighted model's back-test: mean and RMSE of its predicted ATA_{k1} over the
+    half-class fits whose weighted candidates all fitted."""
     if not len(sel.preds):
         return {}
-    w = np.nan_to_num(sel.preds) @ sel.weights
     ok = ~np.isnan(sel.preds[:, sel.weights > 0]).any(axis=1)
     if not ok.any():
         return {}
-    err = w[ok] - ata_k1
-    # rows alternate half / quarter fits when there is a quarter back-test
-    step = len(sel.ratios)
-    by_ratio = []
-    for i in range(step):
-        rows = np.zeros(len(w), bool)
-        rows[i::step] = True
-        e = w[rows & ok] - ata_k1
-        by_ratio.append(float(e.mean()) if len(e) else float("nan"))
-    return dict(observed=float(ata_k1), predicted=float(w[ok].mean()),
+    err = np.nan_to_num(sel.preds[ok]) @ sel.weights - ata_k1
+    return dict(observed=float(ata_k1), predicted=float(ata_k1 + err.mean()),
                 error=float(err.mean()), rmse=float(np.sqrt(np.mean(err**2))),
-                ratios=tuple(float(r) for r in sel.ratios), error_by_ratio=tuple(by_ratio))
+                ratios=(float(sel.ratio),))
 
 
 def _status_notes(statuses: list[str], sel: _Selection, n_sub: int, ncand: int,
@@ -455,10 +425,10 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     _data_warnings(ata, n, k1, a.targets, notes)
     if a.method == "kde":
         _kde_tie_warning(data, notes)
-    sizes = _subset_sizes(k1)
-    meth.prepare([k1] + [m for m in sizes if m])
-    subs = _run_subsamples(data, meth, sizes, a, n_jobs, progress)
-    sel = _select(meth, subs, float(ata[-1]), k1, sizes)
+    half = k1 // 2
+    meth.prepare([k1, half])
+    subs = _run_subsamples(data, meth, half, a, n_jobs, progress)
+    sel = _select(meth, subs, float(ata[-1]), k1, half)
     tails = _family_best(meth, sel.rmse)
     full_curves, full_status = _fit_full(meth, data, sel.weights, notes, tails)
     use = [j for j in sorted(full_curves) if sel.weights[j] > 0]
@@ -467,7 +437,7 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     weights = np.zeros(len(sel.weights))
     weights[use] = w_use
     half_curves = _half_curves(meth, subs, use, weights)
-    statuses = [st for h, q in subs for _, st in h + (q or [])] + full_status
+    statuses = [st for fits in subs for _, st in fits] + full_status
     _status_notes(statuses, sel, a.n_sub, len(meth.candidates), notes)
     cv_table = pd.DataFrame({"model": [meth.label(c) for c in meth.candidates],
                              "backtest_rmse": sel.rmse, "backtest_bias": sel.bias,
@@ -483,11 +453,11 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         call=dict(function="extrapolate_accuracy", method=method, k_target=list(a.targets),
                   n_subsamples=a.n_sub, ties=a.ties, rng=a.seed),
         diagnostics=dict(solver_status=tuple(sorted(set(statuses))), n_subsamples=a.n_sub,
-                         subsample_sizes=tuple(m for m in sizes if m)),
+                         subsample_size=half),
         notes=notes.as_tuple(), k1=k1, k_target=a.targets, ata=ata, chosen=chosen,
         cv_table=cv_table, backtest=_backtest(sel, float(ata[-1])),
         fit_seconds=time.perf_counter() - t0, _curve=curve,
-        _half_curves=tuple(half_curves), _half_size=sizes[0],
+        _half_curves=tuple(half_curves), _half_size=half,
         _model_curves=tuple(full_curves[j] for j in use), _model_weights=tuple(w_use),
         _tail_curves=tuple(full_curves[j] for j in tails if j in full_curves))
     row = res.predict(np.array([a.targets[0]])).iloc[0]

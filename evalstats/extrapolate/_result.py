@@ -147,6 +147,8 @@ class AccuracyExtrapolation(EvalResult):
         hdr["Observed classes k1"] = self.k1
         hdr[f"Observed accuracy (k={self.k1})"] = f"{self.ata[-1]:.4f}"
         hdr["Selected model"] = self.chosen
+        hdr["Model chosen at"] = (f"{self._selection_text()} (k1/m -> k1); one fitted model "
+                                  "predicts every k, whatever k_target")
         bt = self.backtest
         if bt:
             sub = " and ".join(f"k1/{x:.3g}" for x in bt["ratios"])
@@ -155,8 +157,25 @@ class AccuracyExtrapolation(EvalResult):
                 f"(error {bt['error']:+.4f}, RMSE {bt['rmse']:.4f})")
         return hdr
 
+    @property
+    def selection_ratios(self) -> tuple:
+        """Extrapolation ratios ``k1 / m`` of the back-test that weighted the candidate
+        models (fits on ``m`` random classes predicting the observed ATA_{k1}); empty
+        without a back-test. The same for every ``k_target``."""
+        return tuple(self.backtest.get("ratios", ()))
+
+    def _selection_text(self) -> str:
+        r = self.selection_ratios
+        return ("back-tested at ratio " + " and ".join(f"{x:g}" for x in r)) if r else \
+            "no back-test"
+
+    def _repr_body(self) -> str:
+        return f"{super()._repr_body()}, k1={self.k1}, {self._selection_text()}"
+
     def _glance_extra(self) -> dict[str, Any]:
+        r = self.selection_ratios
         return dict(k1=self.k1, chosen=self.chosen,
+                    selection_ratio=max(r) if r else np.nan,
                     backtest_error=self.backtest.get("error", np.nan),
                     fit_seconds=self.fit_seconds)
 
