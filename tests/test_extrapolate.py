@@ -602,7 +602,8 @@ def test_solver_accuracy_is_reported_once_not_as_cvxpy_warnings():
     S[np.arange(15), y] += 1
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        extrapolate_accuracy(S, y, rng=0, n_subsamples=8)
+        extrapolate_accuracy(S, y, method="polynomial", likelihood="bernoulli", rng=0,
+                             n_subsamples=8)
     assert not [w for w in rec if w.category is UserWarning]
     assert any("optimal_inaccurate" in str(w.message) for w in rec)
 

@@ -1,12 +1,11 @@
 r"""``extrapolate_accuracy``: validation, then named steps that return values.
 
 Steps: (1) the unbiased curve ATA_k, ``k = 2..k1``; (2) class subsamples: on each random
-half of the classes (and a random quarter inside it when the target ratio ``k2/k1``
-exceeds 3) every candidate model is fitted and predicts ATA_{k1} of the full set -- the
-back-test at a ratio close to the task's; (3) soft weights from the back-test RMSE;
-(4) the weighted candidates fitted to all classes; (5) the band: spread of the half-class
-fits at the same extrapolation ratio (sampling of classes) combined with the weighted
-spread of the candidates (the tail assumption).
+half of the classes every candidate model is fitted and predicts ATA_{k1} of the full set
+(the back-test, at ratio 2, whatever the targets); (3) soft weights from the back-test
+RMSE; (4) the weighted candidates fitted to all classes; (5) the band: spread of the
+half-class fits at the same extrapolation ratio (sampling of classes) combined with the
+weighted spread of the candidates (the choice of model).
 """
 
 from __future__ import annotations
@@ -282,20 +281,36 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
                          curve_weights: str = "equal") -> AccuracyExtrapolation:
     r"""Predict the expected accuracy on ``k2 > k1`` classes from a ``k1``-class score matrix.
 
-    Steps: (1) the unbiased curve ATA_k, ``k = 2..k1`` (:func:`average_accuracy`);
-    (2) ``n_subsamples`` random halves of the classes (without replacement), and when
-    ``max(k_target)/k1 > 3`` a random quarter inside each half: every candidate model is
-    fitted on the subset and predicts ATA_{k1} of the full set -- a back-test at ratio 2
-    and 4, close to the task's (the "subsampling principle" of JMLR sec. 3.4);
-    (3) candidates are weighted by :math:`\exp(-5(\mathrm{RMSE}/\mathrm{RMSE}_{min}-1))`;
-    (4) the weighted candidates are fitted to all classes and averaged; (5) the band combines
-    the spread of the half-class fits evaluated at the same extrapolation ratio, ``k m/k1``
-    for a fit on ``m = k1/2`` classes (balanced half-sampling: the spread of half-sample
-    estimates about the full one approximates the standard error of the full estimate),
-    with the weighted spread of the candidates' predictions (the tail assumption). The band
-    covers sampling error and the spread between candidates, not a bias that all candidates
-    share: where the truth lies outside every candidate's tail it undercovers (see
-    ``benchmarks/README.md``).
+    The default, ``method="regression"``, is ClassExReg (Zheng, Achanta & Benjamini 2018,
+    sec. 3.3-3.4). With :math:`U^*` the favourability of the true class (the chance that a
+    random wrong class scores lower) the expected accuracy on ``k`` random classes is
+    :math:`E[U^{*\,k-1}] = 1-(k-1)\int_0^1 D(u)u^{k-2}du`, :math:`D` the distribution
+    function of :math:`U^*` (their Theorem 1). :math:`\Phi^{-1}(U^*)` is modelled as a
+    non-negative mixture of :math:`N(t_\ell, h^2)`, knots spaced ``h`` apart on
+    :math:`[-t_{max}, t_{max}]`, :math:`t_{max} = \Phi^{-1}(1 - 1/k_1^2)`, plus a point
+    mass at :math:`U^* = 1` (test points recognised at every ``k``: the constant element of
+    the authors' code), so that the accuracy is linear in the weights; the weights
+    (non-negative, summing to at most 1) are fitted by non-negative least squares to the
+    unbiased curve ATA_k, ``k = 2..k1`` (:func:`average_accuracy`). The bandwidth
+    ``h`` in 0.1, 0.2, ..., 1.0 is chosen by the authors' subsampling principle: on
+    ``n_subsamples`` random halves of the classes (without replacement) every bandwidth is
+    fitted and predicts the observed ATA_{k1}; the bandwidths are weighted by
+    :math:`\exp(-5(\mathrm{RMSE}/\mathrm{RMSE}_{min}-1))` of that back-test (an arg-min
+    that moves smoothly when nearly tied bandwidths swap) and their fits on all classes
+    averaged. The back-test is the same whatever ``k_target``: one fitted model predicts
+    every ``k``.
+
+    Assumptions: a *marginal* classifier (each class's score depends on that class's own
+    training data only, e.g. 1-NN or nearest centroid on a fixed embedding) and classes
+    drawn at random from a population. The band is
+    :math:`\hat a \pm z\sqrt{\mathrm{se}^2 + \mathrm{sd}^2}`: ``se`` the spread of the
+    weighted fits on the half-class subsamples evaluated at the same extrapolation ratio
+    (a half of ``m`` classes at ``k m / k1``; balanced half-sampling, whose spread
+    approximates the standard error of the full-data estimate for statistics that average
+    over classes), ``sd`` the weighted spread of the bandwidths' predictions. It covers the
+    sampling of the classes and test points and the choice among the candidate models; it
+    does not cover a bias that every candidate shares (a classifier that is not marginal,
+    a tail of :math:`U^*` unlike every candidate's).
 
     Parameters
     ----------
@@ -305,73 +320,66 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     y : array_like, shape (n,)
         True class of each test point: a column index of ``scores``, or any label together
         with ``classes`` (or with a DataFrame ``scores`` whose columns name the classes).
-    method : {"regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive"}
-        ``"pseudolikelihood"`` is the default: the paper's model (below), with the smallest
-        worst-case RMSE at 10x k1 over the seven 10x settings of
-        ``benchmarks/extrapolation_accuracy.py`` (0.051 ± 0.004 against 0.056 ± 0.006 for
-        ``"regression"``, 50 reps each), the smaller bias in every 10x setting and a band
-        that covers 0.92-1.00 in every setting, where the regression's covers 0.56 in one
-        (every candidate shares a tail bias there); ~10x slower (≈ 6 s per fit at
-        ``n_subsamples=40`` on 100 classes). ``"regression"`` (the earlier default):
-        ClassExReg, a radial basis in :math:`\Phi^{-1}(u)` by
-        NNLS (JMLR sec. 3.3), every bandwidth under two tail assumptions -- "open", a share
-        :math:`1-D(1)` of test points recognised with certainty at every ``k`` (the
-        constant element of the reference code), and "closed", :math:`D(1) = 1` -- weighted
-        by the back-test like the bandwidths. ``"polynomial"``:
-        the paper's model (:mod:`._bernstein`), a monotone Bernstein polynomial of degree 64 in a
-        probit-stretched ``u`` with a roughness penalty, by least squares on the ATA curve.
-        ``"pseudolikelihood"``: the same model fitted by the rank pseudolikelihood
-        (``likelihood="bernoulli"``, the Nov-2016 draft's eq. 7, default, or
-        ``"binomial"``, the Jun-2016 form), stretches 4, 5, 6, each under an "open" tail and a "cut"
-        tail (:math:`D = 1` beyond the resolution limit :math:`1 - 1/(r k_1^2)`); the two
-        tails weighted equally, the stretches within a tail by the back-test. ``"npmle"``:
-        penalised discrete NPMLE of ``U*`` (Jun-2016 CONS). ``"hd"``: one-parameter
-        high-dimensional model. ``"kde"``: Kay et al. kernel density of wrong-class scores.
-        ``"naive"``: ATA_{k1} carried forward.
+    method : {"regression", "two_param", "polynomial", "pseudolikelihood", "npmle", "hd", \
+"kde", "naive"}
+        ``"regression"`` (default): ClassExReg, above. ``"two_param"``:
+        :math:`\Phi^{-1}(U^*)\sim N(\mu, \tau^2)`, two parameters by least squares to the
+        ATA curve (the two-parameter family of JMLR sec. 6; :mod:`._normal`).
+        ``"pseudolikelihood"``: the paper's model as written -- :math:`D(u)` a monotone
+        polynomial in ``u`` fitted by the rank pseudolikelihood of the Nov-2016 draft, its
+        degree a multiple of ``k1 - 1`` chosen by the back-test (:mod:`._pseudolikelihood`).
+        ``"polynomial"``: the package's extension, a monotone Bernstein polynomial in a
+        probit-stretched ``u`` with a roughness penalty (:mod:`._bernstein`), by least
+        squares to the curve or, with ``likelihood``, by the rank pseudolikelihood.
+        ``"npmle"``: penalised discrete NPMLE of ``U*`` (Jun-2016 CONS). ``"hd"``:
+        Zheng & Benjamini's one-parameter high-dimensional model matched to ATA_{k1}.
+        ``"kde"``: Kay et al.'s kernel density of the wrong-class scores. ``"naive"``:
+        ATA_{k1} carried forward.
     classes : sequence, optional
         The class of each score column, when ``y`` holds class labels.
     k_target : int or list of int, optional
-        Targets reported by ``tidy()``/``summary()``; default ``2 * k1``.
+        Targets reported by ``tidy()``/``summary()``; default ``2 * k1``. They do not
+        change the fit: :meth:`AccuracyExtrapolation.predict` gives any ``k``.
     rng : None, int or Generator
         Seeds the class subsamples.
     ties : {"random", "pessimistic", "optimistic"}
         Tie handling in ATA (see :func:`average_accuracy`).
     bandwidth : float or list of float, optional
         ``"regression"``: fix (one value) or restrict (list) the radial bandwidths (default
-        0.1..1.0; each under both tail assumptions); ``"kde"``: multipliers of Silverman's
-        bandwidth. Positive and finite.
+        0.1..1.0); ``"kde"``: multipliers of Silverman's bandwidth. Positive and finite.
     degree : int, (int, float), (int, float, str) or list, optional
-        ``"polynomial"``/``"pseudolikelihood"``: ``(degree, stretch)`` or ``(degree,
-        stretch, tail)`` candidates, tail ``"open"`` (default) or ``"cut"`` (an int means
-        stretch 2, open tail); default degree 64, stretches 2, 3, 4 (open) for
-        ``"polynomial"``, stretches 4, 5, 6 under both tails for ``"pseudolikelihood"``.
+        ``"pseudolikelihood"``: polynomial degrees in ``u`` for the fit on all ``k1``
+        classes (a fit on ``m`` classes uses the same multiple of ``m - 1``); default the
+        multiples 1, 2, 4, 8 of ``k1 - 1``. ``"polynomial"``: ``(degree, stretch)`` or
+        ``(degree, stretch, tail)`` candidates, tail ``"open"`` (default) or ``"cut"`` (an
+        int means stretch 2, open tail). With ``"pseudolikelihood"`` such tuples (or a
+        ``penalty``) mean ``"polynomial"`` with a ``likelihood`` (FutureWarning).
     likelihood : {"bernoulli", "binomial"}, optional
-        Form of the rank pseudolikelihood (default ``"bernoulli"``: worst-case RMSE at 10x
-        0.051 ± 0.004 vs 0.055 ± 0.005 for ``"binomial"`` and 0.056 ± 0.006 for the default
-        regression, 50 reps each in ``benchmarks/README.md``, and 2-3x faster).
+        Form of the rank pseudolikelihood: ``"bernoulli"`` the Nov-2016 draft's eq. 7
+        (default of ``"pseudolikelihood"``), ``"binomial"`` the Jun-2016 form. With
+        ``"polynomial"`` it replaces the least-squares fit.
     penalty : float, optional
-        Roughness penalty of the polynomial / NPMLE fits (>= 0; defaults in the modules).
+        Roughness penalty of ``"polynomial"`` / ``"npmle"`` (>= 0; defaults in the modules).
     match_k1 : bool
         Polynomial, pseudolikelihood and NPMLE reproduce the observed ATA_{k1} exactly.
     monotone_density : bool
         NPMLE only: nondecreasing density of ``U*`` (Jun-2016 CONS).
     n_subsamples : int
-        Number of class subsamples (0 disables the back-test and the sampling band; 1 is
-        refused).
+        Number of half-class subsamples (0 disables the back-test and the sampling band; 1
+        is refused).
     n_models : int, optional
         Ignored (FutureWarning); kept for compatibility.
     confidence_level : float
     curve_weights : {"equal", "gls"}
         ``"regression"`` only: ``"equal"`` fits the ATA curve by ordinary (non-negative)
         least squares; ``"gls"`` by generalised least squares with a Ledoit-Wolf-shrunken
-        covariance of the correlated ATA_k (:mod:`._gls`). GLS raised the 10x RMSE in 6 of
-        7 benchmark settings (20-rep study), hence not the default.
+        covariance of the correlated ATA_k (:mod:`._gls`).
     n_jobs, progress
-        Passed to :func:`evalstats._parallel.map_replicates` (results bit-identical for any
-        ``n_jobs`` with process backends, the default; under joblib's *threading* backend
-        the cvxpy-based methods -- ``"pseudolikelihood"``, ``"polynomial"``, ``"npmle"`` --
-        differ in the 5th-6th digit: cvxpy is not thread-safe, and a lock around the solve
-        did not remove it).
+        Passed to :func:`evalstats._parallel.map_replicates`: the subsamples are fitted in
+        parallel, bit-identically for any ``n_jobs`` with process backends (the default);
+        under joblib's *threading* backend the cvxpy-based methods (``"pseudolikelihood"``,
+        ``"polynomial"``, ``"npmle"``) may differ in the 5th-6th digit (cvxpy is not
+        thread-safe).
 
     Returns
     -------
@@ -391,7 +399,7 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     Raises
     ------
     ConvergenceError
-        Every candidate failed on the full data (never seen on the benchmark data).
+        Every candidate failed on the full data.
 
     See Also
     --------
@@ -403,6 +411,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
        multi-class problems. JMLR 19(65).
     .. [2] Zheng, Achanta, Benjamini (2016). Extrapolating expected accuracies for
        multi-class classification (draft); arXiv:1606.05228.
+    .. [3] Zheng, Benjamini (2016). Estimating mutual information in high dimensions via
+       classification error; arXiv:1606.05229.
 
     Examples
     --------

@@ -147,8 +147,8 @@ class AccuracyExtrapolation(EvalResult):
         hdr["Observed classes k1"] = self.k1
         hdr[f"Observed accuracy (k={self.k1})"] = f"{self.ata[-1]:.4f}"
         hdr["Selected model"] = self.chosen
-        hdr["Model chosen at"] = (f"{self._selection_text()} (k1/m -> k1); one fitted model "
-                                  "predicts every k, whatever k_target")
+        hdr["Model selection"] = (f"{self._selection_text()}; one fitted model predicts "
+                                  "every k, whatever k_target")
         bt = self.backtest
         if bt:
             sub = " and ".join(f"k1/{x:.3g}" for x in bt["ratios"])

@@ -107,7 +107,7 @@ def _stretched_alias(method: str, degree: Any, penalty: Any, likelihood: Any) ->
                   "is the probit-stretched Bernstein basis, now method='polynomial', "
                   f"likelihood={likelihood or DEFAULT_LIKELIHOOD!r}; method="
                   "'pseudolikelihood' fits the paper's polynomial in u.", FutureWarning,
-                  stacklevel=4)
+                  stacklevel=6)     # the caller of extrapolate_accuracy (two decorators)
     return "polynomial"
 
 
@@ -157,7 +157,7 @@ def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples,
     if n_models is not None:
         warnings.warn("`n_models` is ignored: the band now combines the subsampling spread "
                       "with the weighted spread of all candidate models.", FutureWarning,
-                      stacklevel=3)
+                      stacklevel=5)     # the caller of extrapolate_accuracy
     uses = {"bandwidth": ("regression", "kde"), "degree": ("polynomial", "pseudolikelihood"),
             "likelihood": ("pseudolikelihood", "polynomial"), "monotone_density": ("npmle",),
             "penalty": ("polynomial", "npmle"),
