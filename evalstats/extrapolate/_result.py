@@ -29,19 +29,23 @@ class AccuracyExtrapolation(EvalResult):
     k1 : int
         Number of observed classes.
     k_target : tuple of int
-        Target numbers of classes (rows of ``tidy()``).
+        Target numbers of classes (rows of ``tidy()``); they do not change the fit.
     ata : ndarray
         Unbiased average accuracy ATA_k for ``k = 2..k1``.
     chosen : str
         The candidate (bandwidth, degree/stretch) with the largest weight.
     cv_table : DataFrame
-        Back-test per candidate: RMSE and bias of ATA_{k1} predicted from random subsets of
-        ``k1/2`` (and ``k1/4``) classes, and its weight.
+        Back-test per candidate: RMSE and bias of ATA_{k1} predicted from random halves of
+        the classes, and its weight.
     backtest : dict
         ``observed`` ATA_{k1}, ``predicted`` (mean over subset fits of the weighted model),
         ``error``, ``rmse``, ``ratios`` (k1 / subset sizes of the back-test).
     fit_seconds : float
         Wall time of the fit.
+    selection_ratios : tuple of float
+        The extrapolation ratio(s) of the back-test that weighted the candidates (2: halves
+        of the classes predict all of them); also in ``glance()`` (``selection_ratio``),
+        the repr and the summary.
     """
 
     k1: int = 0
