@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import integrate, special, stats
+from scipy import integrate, stats
 
 from evalstats import datasets
 from evalstats.extrapolate import extrapolate_accuracy
