@@ -12,7 +12,7 @@ from scipy import integrate, special, stats
 
 from evalstats import datasets
 from evalstats.extrapolate import extrapolate_accuracy
-from evalstats.extrapolate._bernstein import LS_STRETCHES, STRETCHES, TAILS, Bernstein
+from evalstats.extrapolate._bernstein import LS_CANDIDATES, PENALTY, STRETCHES, TAILS, Bernstein
 from evalstats.extrapolate._fit import _soft_weights, _weights
 from evalstats.extrapolate._grid import Z, bernstein_basis, resolution_z
 
@@ -108,7 +108,9 @@ def test_default_candidates_and_equal_tail_weights():
     pl = Bernstein(100, fit="binomial", per_class=3.0)
     assert pl.candidates == [(64, s, t) for t in TAILS for s in STRETCHES]
     assert pl.z_cut == pytest.approx(stats.norm.isf(1 / 30_000))
-    assert [c[1] for c in Bernstein(100, fit="ls").candidates] == list(LS_STRETCHES)
+    ls = Bernstein(100, fit="ls")
+    assert ls.candidates == [(d, s, "open") for d, s in LS_CANDIDATES]
+    assert ls.penalty == PENALTY["ls"] == 0.0
     rmse = np.array([0.05, 0.06, 0.2, 0.04, 0.041, 0.045])
     w = _weights(pl, rmse)
     np.testing.assert_allclose([w[:3].sum(), w[3:].sum()], [0.5, 0.5])

@@ -1,6 +1,7 @@
-"""The two tail assumptions of the radial regression ("open": a share 1 - D(1) of test
-points never fails; "closed": D(1) = 1), checked against a brute-force constrained
-least-squares solve and the exact chance curve."""
+"""The tail assumptions of the radial regression ("open", the default: a share 1 - D(1) of
+test points never fails; "closed", an option: D(1) = 1), checked against a brute-force
+constrained least-squares solve and the exact chance curve; the band's tail part for the
+two-tailed polynomial pseudolikelihood."""
 
 from __future__ import annotations
 
@@ -39,8 +40,9 @@ class _ChanceView:
         return 1.0 / np.asarray(ks, float)
 
 
-def test_default_candidates_cover_both_tails_and_recover_chance():
-    meth = Radial(40)
+def test_default_candidates_are_the_open_tail_and_both_tails_recover_chance():
+    assert [c[1] for c in Radial(40).candidates] == ["open"] * len(RADIAL_BANDWIDTHS)
+    meth = Radial(40, tails=("open", "closed"))
     assert len(meth.candidates) == 2 * len(RADIAL_BANDWIDTHS)
     labels = [meth.label(c) for c in meth.candidates]
     assert "regression(h=0.5)" in labels and "regression(h=0.5, D(1)=1)" in labels
@@ -62,8 +64,10 @@ def test_band_model_part_covers_the_spread_between_tails():
     b = datasets.load("sim_multiclass")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = extrapolate_accuracy(b.scores, b.labels, k_target=[1000], rng=2, n_subsamples=6)
-    assert len(fit._tail_curves) == 2           # best open and best closed candidate
+        fit = extrapolate_accuracy(b.scores, b.labels, method="polynomial",
+                                   likelihood="bernoulli", k_target=[1000], rng=2,
+                                   n_subsamples=3, degree=[(24, 4.0, "open"), (24, 4.0, "cut")])
+    assert len(fit._tail_curves) == 2           # best open and best cut candidate
     ks = np.array([200, 1000])
     a, c = (predict_curve(t, ks) for t in fit._tail_curves)
     pr = fit.predict(ks)

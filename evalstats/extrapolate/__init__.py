@@ -2,8 +2,9 @@
 
 This package only re-exports; the code lives in its private modules: ``_ranks`` (unbiased
 ATA_k), ``_grid`` (probit-scale numerics), ``_curves`` (views and curves), ``_methods``
-(regression, hd, kde, naive), ``_bernstein`` (the paper's polynomial model, least squares
-and pseudolikelihood), ``_npmle``, ``_solvers``, ``_fit`` (:func:`extrapolate_accuracy`)
+(regression, hd, kde, naive), ``_normal`` (two_param), ``_pseudolikelihood`` (the paper's
+model as written), ``_bernstein`` (the probit-stretched polynomial, method "polynomial"),
+``_npmle``, ``_gls``, ``_solvers``, ``_validate``, ``_fit`` (:func:`extrapolate_accuracy`)
 and ``_result`` (:class:`AccuracyExtrapolation`).
 """
 

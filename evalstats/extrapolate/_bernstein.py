@@ -1,48 +1,40 @@
-r"""The paper's model: a monotone, high-degree Bernstein polynomial for :math:`D(u)`.
+r"""The package's extension of the paper's model: a monotone, high-degree Bernstein
+polynomial for :math:`D(u)` in a probit-stretched ``u`` (``method="polynomial"``).
 
 Zheng, Achanta & Benjamini (Nov-2016 draft, sec. 3-4) model the discriminability
-:math:`D(u) = \Pr[U^*\le u]` (their :math:`\bar K`) by a polynomial, constrained to be
-monotone and to reproduce the unbiased ``k1``-class test risk, and fit it by least squares
-("moment method") or by a rank pseudolikelihood. Done here:
+:math:`D(u) = \Pr[U^*\le u]` (their :math:`\bar K`) by a monotone polynomial in ``u``
+(:mod:`._pseudolikelihood` fits it as written). A polynomial in ``u`` cannot bend within
+``1/k1`` of ``u = 1`` at a practical degree; this module stretches the probit scale:
 
 * **Basis.** :math:`D(\Phi(z)) = \sum_{\ell=0}^{d} c_\ell B_{\ell,d}(\Phi(z/s))`, Bernstein
-  polynomials of degree ``d`` (default 64) in the probit-stretched :math:`x=\Phi(\Phi^{-1}(u)/s)`:
-  ``s = 1`` is a polynomial in ``u`` (the drafts), which cannot bend within ``1/k1`` of
-  ``u = 1`` at any practical degree; ``s > 1`` spreads that corner over the basis. The
-  stretch is chosen by the data (class-subsampling back-test over ``s``; pseudolikelihood
-  ``s`` in 4, 5, 6, least squares 2, 3, 4).
-* **Two tail assumptions** (ours, not the drafts'): ``"open"`` as above, with
-  :math:`D(1) = c_d \le 1` (a share :math:`1-c_d` of test points never fails); ``"cut"``
-  puts the polynomial on :math:`u\le u_c = \Phi(z_c)` only,
-  :math:`x = \min(1, \Phi(z/s)/\Phi(z_c/s))` with :math:`c_d = 1`, so :math:`D = 1` beyond
-  :math:`u_c`: no test point is more favourable than the resolution limit
-  :math:`u_c = 1 - 1/(r k_1^2)` of JMLR sec. 3.4 (``r`` test points per class). At 10x
-  ``k1`` the open tail is biased upwards and the cut tail downwards (20-rep study on the
-  benchmark's d = 10 simulations); the back-test at ratios 2 and 4 cannot tell them apart,
-  so each tail gets weight 1/2 and the back-test weights the stretches within a tail
-  (``Bernstein.equal_families``; the band's model part is at least the spread between the
-  two tails).
+  polynomials of degree ``d`` in :math:`x=\Phi(\Phi^{-1}(u)/s)`; ``s = 1`` is a
+  polynomial in ``u``, ``s > 1`` spreads the corner near ``u = 1`` over the basis. Degree
+  and stretch are chosen by the class-subsampling back-test (least squares: ``(d, s)`` in
+  (48, 2), (48, 3), (96, 3), (96, 4); pseudolikelihood: ``d = 64``, ``s`` in 4, 5, 6).
+* **Two tail assumptions.** ``"open"``: :math:`D(1) = c_d \le 1` (a share :math:`1-c_d`
+  of test points never fails); ``"cut"``: the polynomial lives on
+  :math:`u\le u_c = \Phi(z_c)` only, :math:`x = \min(1, \Phi(z/s)/\Phi(z_c/s))` with
+  :math:`c_d = 1`, so :math:`D = 1` beyond the resolution limit
+  :math:`u_c = 1 - 1/(r k_1^2)` of JMLR sec. 3.4 (``r`` test points per class). The
+  pseudolikelihood fit uses both, with weight 1/2 each (``Bernstein.equal_families``), the
+  stretches within a tail weighted by the back-test.
 * **Constraints.** :math:`0\le c_0\le c_1\le\dots\le c_d\le 1` (monotone, ``D >= 0``,
   ``D(1) <= 1``; ``c_d = 1`` for the cut tail); optionally ``match_k1``: the fitted
   accuracy at ``k1`` equals the unbiased ATA_{k1} (the draft's test-risk constraint).
 * **Roughness penalty** :math:`\lambda\, d^3\sum_\ell(\Delta^2 c_\ell)^2`
-  (:math:`\approx\lambda\int_0^1 c''(t)^2dt`) so the degree can be high without overfitting.
+  (:math:`\approx\lambda\int_0^1 c''(t)^2dt`); zero by default for least squares (the
+  monotonicity constraints already regularise it), small for the pseudolikelihood.
 * **Fits** (cvxpy, CLARABEL): ``"ls"`` -- mean squared error of
   :math:`1-\mathrm{ATA}_k = \sum_\ell c_\ell H_{k\ell}` over ``k = 2..k1``;
-  ``"bernoulli"`` -- the draft's eq. (7): :math:`C^{(h)}_x = 1\{V_x\ge h\}` with
-  :math:`V_x` the wrong classes beaten, :math:`C^{(h)}_x\sim\mathrm{Bernoulli}(\gamma_h)`,
-  :math:`\gamma_h = 1-\int D\,\mathrm{beta}_{h,n-h+1}` (:func:`_grid.order_stat_weights`),
-  maximise :math:`\sum_{x,h} C\log\gamma_h + (1-C)\log(1-\gamma_h)` (a pseudolikelihood:
-  the ``C`` of one point are dependent); ``"binomial"`` -- the Jun-2016 form,
-  :math:`V_x\sim\mathrm{Bin}(n, U^*)`, maximise :math:`\sum_x\log\Pr[V = V_x]`. Both
-  likelihoods are concave in ``c``; ties enter through their exact expected counts.
+  ``"bernoulli"`` -- the draft's eq. (7), :math:`C^{(h)}_x = 1\{V_x\ge h\}\sim
+  \mathrm{Bernoulli}(\gamma_h)`, :math:`\gamma_h = 1-\int D\,\mathrm{beta}_{h,n-h+1}`
+  (:func:`_grid.order_stat_weights`); ``"binomial"`` -- the Jun-2016 form,
+  :math:`V_x\sim\mathrm{Bin}(n, U^*)`. Both likelihoods are concave in ``c``; ties enter
+  through their exact expected counts.
 
 The drafts' parts: the polynomial :math:`\bar K`, monotonicity, the test-risk constraint and
-the two likelihoods. Ours: the probit stretch, the high degree with a roughness penalty, the
-cut tail, and the class-subsampling back-test weights. Benchmark (``benchmarks/README.md``,
-30 paired reps): worst-case RMSE at 10x ``k1`` 0.056 for the pseudolikelihood vs 0.058 for
-the default regression (0.069 before the tails and stretches 4-6); on 20 fresh reps of its
-worst setting 0.062 vs 0.052.
+the two likelihoods. The package's: the probit stretch, the high degree with a roughness
+penalty, the cut tail and the back-test weights.
 """
 
 from __future__ import annotations
@@ -59,10 +51,14 @@ DEGREE = 64
 STRETCHES = (4.0, 5.0, 6.0)
 TAILS = ("open", "cut")
 #: stretches of the least-squares fit (``method="polynomial"``), open tail
-LS_STRETCHES = (2.0, 3.0, 4.0)
+#: (degree, stretch) candidates of the least-squares fit (``method="polynomial"``), open
+#: tail, unpenalised: degrees either side of 64, stretches 2-4
+LS_CANDIDATES = ((48, 2.0), (48, 3.0), (96, 3.0), (96, 4.0))
 #: default roughness penalty per objective (scale of the objective: mean squared error of
-#: the ATA curve, or the mean Bernoulli/binomial log pseudolikelihood)
-PENALTY = {"ls": 1e-8, "bernoulli": 1e-7, "binomial": 1e-7}
+#: the ATA curve, or the mean Bernoulli/binomial log pseudolikelihood); the least-squares
+#: fit is unpenalised (the penalty raised its worst-case error on the fresh benchmark
+#: family, ``benchmarks/README.md``)
+PENALTY = {"ls": 0.0, "bernoulli": 1e-7, "binomial": 1e-7}
 FITS = ("ls", "bernoulli", "binomial")
 
 
@@ -83,12 +79,10 @@ class Bernstein(Method):
         self.z_cut = grid.resolution_z(k1, per_class)
         super().__init__(k1, candidates)
         self.penalty = PENALTY[fit] if penalty is None else float(penalty)
-        if fit != "ls":
-            self.name = "pseudolikelihood"
 
     def default_candidates(self):
         if fit_ls(self.form):
-            return [(DEGREE, s, "open") for s in LS_STRETCHES]
+            return [(d, s, "open") for d, s in LS_CANDIDATES]
         return [(DEGREE, s, t) for t in TAILS for s in STRETCHES]
 
     @staticmethod
@@ -102,7 +96,8 @@ class Bernstein(Method):
 
     def label(self, cand):
         extra = "" if self.tail(cand) == "open" else f", D=1 beyond z={self.z_cut:.2f}"
-        return f"{self.name}(d={cand[0]}, s={cand[1]:g}{extra})"
+        fit = "" if self.form == "ls" else f", {self.form} pseudolikelihood"
+        return f"{self.name}(d={cand[0]}, s={cand[1]:g}{extra}{fit})"
 
     def _basis(self, cand):
         key = ("basis", tuple(cand))

@@ -1,12 +1,11 @@
 r"""``extrapolate_accuracy``: validation, then named steps that return values.
 
 Steps: (1) the unbiased curve ATA_k, ``k = 2..k1``; (2) class subsamples: on each random
-half of the classes (and a random quarter inside it when the target ratio ``k2/k1``
-exceeds 3) every candidate model is fitted and predicts ATA_{k1} of the full set -- the
-back-test at a ratio close to the task's; (3) soft weights from the back-test RMSE;
-(4) the weighted candidates fitted to all classes; (5) the band: spread of the half-class
-fits at the same extrapolation ratio (sampling of classes) combined with the weighted
-spread of the candidates (the tail assumption).
+half of the classes every candidate model is fitted and predicts ATA_{k1} of the full set
+(the back-test, at ratio 2, whatever the targets); (3) soft weights from the back-test
+RMSE; (4) the weighted candidates fitted to all classes; (5) the band: spread of the
+half-class fits at the same extrapolation ratio (sampling of classes) combined with the
+weighted spread of the candidates (the choice of model).
 """
 
 from __future__ import annotations
@@ -32,17 +31,18 @@ from .._warnings import (
 from ._bernstein import Bernstein
 from ._curves import AveragedCurve, Data, predict_curve
 from ._methods import KDE, HighDim, Method, Naive, Radial, fit_all
+from ._normal import TwoParam
 from ._npmle import NPMLE
+from ._pseudolikelihood import PaperPolynomial
 from ._result import AccuracyExtrapolation
 from ._validate import METHOD_NAMES, _Args, _extrapolate_accuracy_iv
 
-DEFAULT_METHOD = "pseudolikelihood"
+DEFAULT_METHOD = "regression"
 MARGINAL_NOTE = ("Assumes a marginal classifier (each class's score learned from that class "
                  "alone, e.g. 1-NN or nearest centroid on a fixed embedding) and classes drawn "
                  "at random; jointly trained classifiers (softmax nets, logistic regression, "
                  "SVMs) change when classes are added and violate this.")
 SOFTNESS = 5.0
-MIN_QUARTER = 6
 
 
 def _make_method(a: _Args) -> Method:
@@ -51,14 +51,16 @@ def _make_method(a: _Args) -> Method:
         return Radial(k1, a.candidates, gls=o["gls"])
     if a.method == "kde":
         return KDE(k1, a.candidates)
-    if a.method in ("polynomial", "pseudolikelihood"):
+    if a.method == "polynomial":
         return Bernstein(k1, a.candidates, match_k1=o["match_k1"], penalty=o["penalty"],
-                         fit="ls" if a.method == "polynomial" else o["likelihood"],
-                         per_class=a.scores.shape[0] / k1)
+                         fit=o["likelihood"] or "ls", per_class=a.scores.shape[0] / k1)
+    if a.method == "pseudolikelihood":
+        ratios = None if a.candidates is None else [d / (k1 - 1) for d in a.candidates]
+        return PaperPolynomial(k1, ratios, match_k1=o["match_k1"], likelihood=o["likelihood"])
     if a.method == "npmle":
         return NPMLE(k1, match_k1=o["match_k1"], monotone_density=o["monotone_density"],
                      penalty=o["penalty"])
-    return {"hd": HighDim, "naive": Naive}[a.method](k1)
+    return {"hd": HighDim, "naive": Naive, "two_param": TwoParam}[a.method](k1)
 
 
 #: share of test points whose true-class score ties a wrong-class score above which
@@ -95,34 +97,22 @@ def _data_warnings(ata: np.ndarray, n: int, k1: int, targets: tuple, notes: Note
                    "near-perfect discriminability, predictions for larger k are unreliable.")
 
 
-def _subset_sizes(k1: int, targets: tuple) -> tuple[int, int | None]:
-    """Half the classes (band, ratio-2 back-test) and, when the target ratio exceeds 3, a
-    quarter (ratio-4 back-test)."""
-    quarter = k1 // 4 if max(targets) / k1 > 3 and k1 // 4 >= MIN_QUARTER else None
-    return k1 // 2, quarter
-
-
 class SubsampleTask:
-    """Picklable task: fit every candidate on a random half of the classes and on a random
-    quarter inside that half. Returns ``(half_fits, quarter_fits)``."""
+    """Picklable task: fit every candidate on a random half of the classes (without
+    replacement). Returns the list of ``(params, status)`` per candidate."""
 
-    def __init__(self, data: Data, method: Method, half: int, quarter: int | None):
-        self.data, self.method, self.half, self.quarter = data, method, half, quarter
+    def __init__(self, data: Data, method: Method, half: int):
+        self.data, self.method, self.half = data, method, half
 
     def __call__(self, i: int, g: np.random.Generator):
         classes = g.choice(self.data.k1, size=self.half, replace=False)
-        half = fit_all(self.method, self.data.view(classes))
-        quarter = None
-        if self.quarter:
-            sub = g.choice(classes, size=self.quarter, replace=False)
-            quarter = fit_all(self.method, self.data.view(sub))
-        return half, quarter
+        return fit_all(self.method, self.data.view(classes))
 
 
-def _run_subsamples(data, meth, sizes, a: _Args, n_jobs, progress) -> list:
+def _run_subsamples(data, meth, half: int, a: _Args, n_jobs, progress) -> list:
     if a.n_sub == 0:
         return []
-    task = SubsampleTask(data, meth, *sizes)
+    task = SubsampleTask(data, meth, half)
     return map_replicates(task, a.n_sub, rng=a.rng, n_jobs=n_jobs, progress=progress,
                           desc="class subsamples")
 
@@ -150,23 +140,19 @@ def _soft_weights(rmse: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Selection:
-    preds: np.ndarray        # (n_fits, n_candidates) predicted ATA_{k1}
+    preds: np.ndarray        # (n_subsamples, n_candidates) predicted ATA_{k1}
     rmse: np.ndarray
     bias: np.ndarray
     weights: np.ndarray
     n_failed: int
-    ratios: tuple
+    ratio: float             # k1 / m of the back-test
 
 
-def _select(meth: Method, subs: list, ata_k1: float, k1: int, sizes) -> _Selection:
-    """Back-test every candidate: predicted ATA_{k1} from the half (and quarter) fits."""
-    rows = []
-    for half, quarter in subs:
-        rows.append(_predict_k1(meth, half, k1))
-        if quarter is not None:
-            rows.append(_predict_k1(meth, quarter, k1))
+def _select(meth: Method, subs: list, ata_k1: float, k1: int, half: int) -> _Selection:
+    """Back-test every candidate: ATA_{k1} predicted from each half-class fit."""
     ncand = len(meth.candidates)
-    preds = np.array(rows) if rows else np.full((0, ncand), np.nan)
+    preds = (np.array([_predict_k1(meth, fits, k1) for fits in subs]) if subs
+             else np.full((0, ncand), np.nan))
     n_failed = int(np.isnan(preds).sum())
     if len(preds):
         err = np.where(np.isnan(preds), 1.0, preds - ata_k1)
@@ -176,8 +162,7 @@ def _select(meth: Method, subs: list, ata_k1: float, k1: int, sizes) -> _Selecti
             bias = np.nanmean(preds - ata_k1, axis=0)
     else:
         rmse = bias = np.full(ncand, np.nan)
-    ratios = (k1 / sizes[0],) + ((k1 / sizes[1],) if sizes[1] else ())
-    return _Selection(preds, rmse, bias, _weights(meth, rmse), n_failed, ratios)
+    return _Selection(preds, rmse, bias, _weights(meth, rmse), n_failed, k1 / half)
 
 
 def _weights(meth: Method, rmse: np.ndarray) -> np.ndarray:
@@ -239,7 +224,7 @@ class _Only:
 def _half_curves(meth: Method, subs: list, use: list[int], weights: np.ndarray) -> list:
     """The weighted model on each half-class subsample (for the sampling spread)."""
     out = []
-    for half, _ in subs:
+    for half in subs:
         ok = [j for j in use if not isinstance(half[j][0], ConvergenceError)]
         if ok:
             out.append(AveragedCurve([meth.curve(half[j][0], meth.candidates[j]) for j in ok],
@@ -248,24 +233,17 @@ def _half_curves(meth: Method, subs: list, use: list[int], weights: np.ndarray) 
 
 
 def _backtest(sel: _Selection, ata_k1: float) -> dict:
+    """The weighted model's back-test: mean and RMSE of its predicted ATA_{k1} over the
+    half-class fits whose weighted candidates all fitted."""
     if not len(sel.preds):
         return {}
-    w = np.nan_to_num(sel.preds) @ sel.weights
     ok = ~np.isnan(sel.preds[:, sel.weights > 0]).any(axis=1)
     if not ok.any():
         return {}
-    err = w[ok] - ata_k1
-    # rows alternate half / quarter fits when there is a quarter back-test
-    step = len(sel.ratios)
-    by_ratio = []
-    for i in range(step):
-        rows = np.zeros(len(w), bool)
-        rows[i::step] = True
-        e = w[rows & ok] - ata_k1
-        by_ratio.append(float(e.mean()) if len(e) else float("nan"))
-    return dict(observed=float(ata_k1), predicted=float(w[ok].mean()),
+    err = np.nan_to_num(sel.preds[ok]) @ sel.weights - ata_k1
+    return dict(observed=float(ata_k1), predicted=float(ata_k1 + err.mean()),
                 error=float(err.mean()), rmse=float(np.sqrt(np.mean(err**2))),
-                ratios=tuple(float(r) for r in sel.ratios), error_by_ratio=tuple(by_ratio))
+                ratios=(float(sel.ratio),))
 
 
 def _status_notes(statuses: list[str], sel: _Selection, n_sub: int, ncand: int,
@@ -303,20 +281,36 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
                          curve_weights: str = "equal") -> AccuracyExtrapolation:
     r"""Predict the expected accuracy on ``k2 > k1`` classes from a ``k1``-class score matrix.
 
-    Steps: (1) the unbiased curve ATA_k, ``k = 2..k1`` (:func:`average_accuracy`);
-    (2) ``n_subsamples`` random halves of the classes (without replacement), and when
-    ``max(k_target)/k1 > 3`` a random quarter inside each half: every candidate model is
-    fitted on the subset and predicts ATA_{k1} of the full set -- a back-test at ratio 2
-    and 4, close to the task's (the "subsampling principle" of JMLR sec. 3.4);
-    (3) candidates are weighted by :math:`\exp(-5(\mathrm{RMSE}/\mathrm{RMSE}_{min}-1))`;
-    (4) the weighted candidates are fitted to all classes and averaged; (5) the band combines
-    the spread of the half-class fits evaluated at the same extrapolation ratio, ``k m/k1``
-    for a fit on ``m = k1/2`` classes (balanced half-sampling: the spread of half-sample
-    estimates about the full one approximates the standard error of the full estimate),
-    with the weighted spread of the candidates' predictions (the tail assumption). The band
-    covers sampling error and the spread between candidates, not a bias that all candidates
-    share: where the truth lies outside every candidate's tail it undercovers (see
-    ``benchmarks/README.md``).
+    The default, ``method="regression"``, is ClassExReg (Zheng, Achanta & Benjamini 2018,
+    sec. 3.3-3.4). With :math:`U^*` the favourability of the true class (the chance that a
+    random wrong class scores lower) the expected accuracy on ``k`` random classes is
+    :math:`E[U^{*\,k-1}] = 1-(k-1)\int_0^1 D(u)u^{k-2}du`, :math:`D` the distribution
+    function of :math:`U^*` (their Theorem 1). :math:`\Phi^{-1}(U^*)` is modelled as a
+    non-negative mixture of :math:`N(t_\ell, h^2)`, knots spaced ``h`` apart on
+    :math:`[-t_{max}, t_{max}]`, :math:`t_{max} = \Phi^{-1}(1 - 1/k_1^2)`, plus a point
+    mass at :math:`U^* = 1` (test points recognised at every ``k``: the constant element of
+    the authors' code), so that the accuracy is linear in the weights; the weights
+    (non-negative, summing to at most 1) are fitted by non-negative least squares to the
+    unbiased curve ATA_k, ``k = 2..k1`` (:func:`average_accuracy`). The bandwidth
+    ``h`` in 0.1, 0.2, ..., 1.0 is chosen by the authors' subsampling principle: on
+    ``n_subsamples`` random halves of the classes (without replacement) every bandwidth is
+    fitted and predicts the observed ATA_{k1}; the bandwidths are weighted by
+    :math:`\exp(-5(\mathrm{RMSE}/\mathrm{RMSE}_{min}-1))` of that back-test (an arg-min
+    that moves smoothly when nearly tied bandwidths swap) and their fits on all classes
+    averaged. The back-test is the same whatever ``k_target``: one fitted model predicts
+    every ``k``.
+
+    Assumptions: a *marginal* classifier (each class's score depends on that class's own
+    training data only, e.g. 1-NN or nearest centroid on a fixed embedding) and classes
+    drawn at random from a population. The band is
+    :math:`\hat a \pm z\sqrt{\mathrm{se}^2 + \mathrm{sd}^2}`: ``se`` the spread of the
+    weighted fits on the half-class subsamples evaluated at the same extrapolation ratio
+    (a half of ``m`` classes at ``k m / k1``; balanced half-sampling, whose spread
+    approximates the standard error of the full-data estimate for statistics that average
+    over classes), ``sd`` the weighted spread of the bandwidths' predictions. It covers the
+    sampling of the classes and test points and the choice among the candidate models; it
+    does not cover a bias that every candidate shares (a classifier that is not marginal,
+    a tail of :math:`U^*` unlike every candidate's).
 
     Parameters
     ----------
@@ -326,73 +320,66 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     y : array_like, shape (n,)
         True class of each test point: a column index of ``scores``, or any label together
         with ``classes`` (or with a DataFrame ``scores`` whose columns name the classes).
-    method : {"regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive"}
-        ``"pseudolikelihood"`` is the default: the paper's model (below), with the smallest
-        worst-case RMSE at 10x k1 over the seven 10x settings of
-        ``benchmarks/extrapolation_accuracy.py`` (0.051 ± 0.004 against 0.056 ± 0.006 for
-        ``"regression"``, 50 reps each), the smaller bias in every 10x setting and a band
-        that covers 0.92-1.00 in every setting, where the regression's covers 0.56 in one
-        (every candidate shares a tail bias there); ~10x slower (≈ 6 s per fit at
-        ``n_subsamples=40`` on 100 classes). ``"regression"`` (the earlier default):
-        ClassExReg, a radial basis in :math:`\Phi^{-1}(u)` by
-        NNLS (JMLR sec. 3.3), every bandwidth under two tail assumptions -- "open", a share
-        :math:`1-D(1)` of test points recognised with certainty at every ``k`` (the
-        constant element of the reference code), and "closed", :math:`D(1) = 1` -- weighted
-        by the back-test like the bandwidths. ``"polynomial"``:
-        the paper's model (:mod:`._bernstein`), a monotone Bernstein polynomial of degree 64 in a
-        probit-stretched ``u`` with a roughness penalty, by least squares on the ATA curve.
-        ``"pseudolikelihood"``: the same model fitted by the rank pseudolikelihood
-        (``likelihood="bernoulli"``, the Nov-2016 draft's eq. 7, default, or
-        ``"binomial"``, the Jun-2016 form), stretches 4, 5, 6, each under an "open" tail and a "cut"
-        tail (:math:`D = 1` beyond the resolution limit :math:`1 - 1/(r k_1^2)`); the two
-        tails weighted equally, the stretches within a tail by the back-test. ``"npmle"``:
-        penalised discrete NPMLE of ``U*`` (Jun-2016 CONS). ``"hd"``: one-parameter
-        high-dimensional model. ``"kde"``: Kay et al. kernel density of wrong-class scores.
-        ``"naive"``: ATA_{k1} carried forward.
+    method : {"regression", "two_param", "polynomial", "pseudolikelihood", "npmle", "hd", \
+"kde", "naive"}
+        ``"regression"`` (default): ClassExReg, above. ``"two_param"``:
+        :math:`\Phi^{-1}(U^*)\sim N(\mu, \tau^2)`, two parameters by least squares to the
+        ATA curve (the two-parameter family of JMLR sec. 6; :mod:`._normal`).
+        ``"pseudolikelihood"``: the paper's model as written -- :math:`D(u)` a monotone
+        polynomial in ``u`` fitted by the rank pseudolikelihood of the Nov-2016 draft, its
+        degree a multiple of ``k1 - 1`` chosen by the back-test (:mod:`._pseudolikelihood`).
+        ``"polynomial"``: the package's extension, a monotone Bernstein polynomial in a
+        probit-stretched ``u`` with a roughness penalty (:mod:`._bernstein`), by least
+        squares to the curve or, with ``likelihood``, by the rank pseudolikelihood.
+        ``"npmle"``: penalised discrete NPMLE of ``U*`` (Jun-2016 CONS). ``"hd"``:
+        Zheng & Benjamini's one-parameter high-dimensional model matched to ATA_{k1}.
+        ``"kde"``: Kay et al.'s kernel density of the wrong-class scores. ``"naive"``:
+        ATA_{k1} carried forward.
     classes : sequence, optional
         The class of each score column, when ``y`` holds class labels.
     k_target : int or list of int, optional
-        Targets reported by ``tidy()``/``summary()``; default ``2 * k1``.
+        Targets reported by ``tidy()``/``summary()``; default ``2 * k1``. They do not
+        change the fit: :meth:`AccuracyExtrapolation.predict` gives any ``k``.
     rng : None, int or Generator
         Seeds the class subsamples.
     ties : {"random", "pessimistic", "optimistic"}
         Tie handling in ATA (see :func:`average_accuracy`).
     bandwidth : float or list of float, optional
         ``"regression"``: fix (one value) or restrict (list) the radial bandwidths (default
-        0.1..1.0; each under both tail assumptions); ``"kde"``: multipliers of Silverman's
-        bandwidth. Positive and finite.
+        0.1..1.0); ``"kde"``: multipliers of Silverman's bandwidth. Positive and finite.
     degree : int, (int, float), (int, float, str) or list, optional
-        ``"polynomial"``/``"pseudolikelihood"``: ``(degree, stretch)`` or ``(degree,
-        stretch, tail)`` candidates, tail ``"open"`` (default) or ``"cut"`` (an int means
-        stretch 2, open tail); default degree 64, stretches 2, 3, 4 (open) for
-        ``"polynomial"``, stretches 4, 5, 6 under both tails for ``"pseudolikelihood"``.
+        ``"pseudolikelihood"``: polynomial degrees in ``u`` for the fit on all ``k1``
+        classes (a fit on ``m`` classes uses the same multiple of ``m - 1``); default the
+        multiples 1, 2, 4, 8 of ``k1 - 1``. ``"polynomial"``: ``(degree, stretch)`` or
+        ``(degree, stretch, tail)`` candidates, tail ``"open"`` (default) or ``"cut"`` (an
+        int means stretch 2, open tail). With ``"pseudolikelihood"`` such tuples (or a
+        ``penalty``) mean ``"polynomial"`` with a ``likelihood`` (FutureWarning).
     likelihood : {"bernoulli", "binomial"}, optional
-        Form of the rank pseudolikelihood (default ``"bernoulli"``: worst-case RMSE at 10x
-        0.051 ± 0.004 vs 0.055 ± 0.005 for ``"binomial"`` and 0.056 ± 0.006 for the default
-        regression, 50 reps each in ``benchmarks/README.md``, and 2-3x faster).
+        Form of the rank pseudolikelihood: ``"bernoulli"`` the Nov-2016 draft's eq. 7
+        (default of ``"pseudolikelihood"``), ``"binomial"`` the Jun-2016 form. With
+        ``"polynomial"`` it replaces the least-squares fit.
     penalty : float, optional
-        Roughness penalty of the polynomial / NPMLE fits (>= 0; defaults in the modules).
+        Roughness penalty of ``"polynomial"`` / ``"npmle"`` (>= 0; defaults in the modules).
     match_k1 : bool
         Polynomial, pseudolikelihood and NPMLE reproduce the observed ATA_{k1} exactly.
     monotone_density : bool
         NPMLE only: nondecreasing density of ``U*`` (Jun-2016 CONS).
     n_subsamples : int
-        Number of class subsamples (0 disables the back-test and the sampling band; 1 is
-        refused).
+        Number of half-class subsamples (0 disables the back-test and the sampling band; 1
+        is refused).
     n_models : int, optional
         Ignored (FutureWarning); kept for compatibility.
     confidence_level : float
     curve_weights : {"equal", "gls"}
         ``"regression"`` only: ``"equal"`` fits the ATA curve by ordinary (non-negative)
         least squares; ``"gls"`` by generalised least squares with a Ledoit-Wolf-shrunken
-        covariance of the correlated ATA_k (:mod:`._gls`). GLS raised the 10x RMSE in 6 of
-        7 benchmark settings (20-rep study), hence not the default.
+        covariance of the correlated ATA_k (:mod:`._gls`).
     n_jobs, progress
-        Passed to :func:`evalstats._parallel.map_replicates` (results bit-identical for any
-        ``n_jobs`` with process backends, the default; under joblib's *threading* backend
-        the cvxpy-based methods -- ``"pseudolikelihood"``, ``"polynomial"``, ``"npmle"`` --
-        differ in the 5th-6th digit: cvxpy is not thread-safe, and a lock around the solve
-        did not remove it).
+        Passed to :func:`evalstats._parallel.map_replicates`: the subsamples are fitted in
+        parallel, bit-identically for any ``n_jobs`` with process backends (the default);
+        under joblib's *threading* backend the cvxpy-based methods (``"pseudolikelihood"``,
+        ``"polynomial"``, ``"npmle"``) may differ in the 5th-6th digit (cvxpy is not
+        thread-safe).
 
     Returns
     -------
@@ -412,7 +399,7 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     Raises
     ------
     ConvergenceError
-        Every candidate failed on the full data (never seen on the benchmark data).
+        Every candidate failed on the full data.
 
     See Also
     --------
@@ -424,6 +411,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
        multi-class problems. JMLR 19(65).
     .. [2] Zheng, Achanta, Benjamini (2016). Extrapolating expected accuracies for
        multi-class classification (draft); arXiv:1606.05228.
+    .. [3] Zheng, Benjamini (2016). Estimating mutual information in high dimensions via
+       classification error; arXiv:1606.05229.
 
     Examples
     --------
@@ -446,10 +435,10 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     _data_warnings(ata, n, k1, a.targets, notes)
     if a.method == "kde":
         _kde_tie_warning(data, notes)
-    sizes = _subset_sizes(k1, a.targets)
-    meth.prepare([k1] + [m for m in sizes if m])
-    subs = _run_subsamples(data, meth, sizes, a, n_jobs, progress)
-    sel = _select(meth, subs, float(ata[-1]), k1, sizes)
+    half = k1 // 2
+    meth.prepare([k1, half])
+    subs = _run_subsamples(data, meth, half, a, n_jobs, progress)
+    sel = _select(meth, subs, float(ata[-1]), k1, half)
     tails = _family_best(meth, sel.rmse)
     full_curves, full_status = _fit_full(meth, data, sel.weights, notes, tails)
     use = [j for j in sorted(full_curves) if sel.weights[j] > 0]
@@ -458,7 +447,7 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     weights = np.zeros(len(sel.weights))
     weights[use] = w_use
     half_curves = _half_curves(meth, subs, use, weights)
-    statuses = [st for h, q in subs for _, st in h + (q or [])] + full_status
+    statuses = [st for fits in subs for _, st in fits] + full_status
     _status_notes(statuses, sel, a.n_sub, len(meth.candidates), notes)
     cv_table = pd.DataFrame({"model": [meth.label(c) for c in meth.candidates],
                              "backtest_rmse": sel.rmse, "backtest_bias": sel.bias,
@@ -474,11 +463,11 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         call=dict(function="extrapolate_accuracy", method=method, k_target=list(a.targets),
                   n_subsamples=a.n_sub, ties=a.ties, rng=a.seed),
         diagnostics=dict(solver_status=tuple(sorted(set(statuses))), n_subsamples=a.n_sub,
-                         subsample_sizes=tuple(m for m in sizes if m)),
+                         subsample_size=half),
         notes=notes.as_tuple(), k1=k1, k_target=a.targets, ata=ata, chosen=chosen,
         cv_table=cv_table, backtest=_backtest(sel, float(ata[-1])),
         fit_seconds=time.perf_counter() - t0, _curve=curve,
-        _half_curves=tuple(half_curves), _half_size=sizes[0],
+        _half_curves=tuple(half_curves), _half_size=half,
         _model_curves=tuple(full_curves[j] for j in use), _model_weights=tuple(w_use),
         _tail_curves=tuple(full_curves[j] for j in tails if j in full_curves))
     row = res.predict(np.array([a.targets[0]])).iloc[0]

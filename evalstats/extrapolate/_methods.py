@@ -26,8 +26,8 @@ RADIAL_BANDWIDTHS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 KDE_MULTIPLIERS = (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)
 #: tail assumptions of the radial regression: "open" lets a share 1 - D(1) of the test
 #: points be recognised with certainty at every k (the constant element of ClassExReg),
-#: "closed" imposes D(1) = 1
-TAILS = ("open", "closed")
+#: "closed" imposes D(1) = 1; the default is ClassExReg's open tail
+TAILS = ("open",)
 
 
 class Method:
@@ -66,10 +66,10 @@ class Radial(Method):
     :math:`N(t_\ell, h^2)`, plus a point mass at perfect accuracy, fitted by NNLS to
     :math:`1-\mathrm{ATA}_k`, ``k = 2..k1`` (NNLS capped at ``50 n`` iterations, then
     ``lsq_linear``); with ``gls=True`` by generalised least squares with the shrunken
-    covariance of the ATA_k (:mod:`._gls`). Candidates are ``(h, tail)``: ``"open"``
-    (:math:`\sum\beta\le 1`; the remaining mass sits at perfect accuracy, the constant
-    element of the reference code) or ``"closed"`` (:math:`\sum\beta = 1`, i.e.
-    :math:`D(1) = 1`, as the method note recommends)."""
+    covariance of the ATA_k (:mod:`._gls`). Candidates are ``(h, tail)``: ``"open"``, the
+    default (:math:`\sum\beta\le 1`; the remaining mass sits at perfect accuracy, the
+    constant element of the authors' code), or, with ``tails``, ``"closed"``
+    (:math:`\sum\beta = 1`, i.e. :math:`D(1) = 1`)."""
 
     name = "regression"
 

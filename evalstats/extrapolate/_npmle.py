@@ -5,8 +5,8 @@ classes beaten :math:`V\sim\mathrm{Bin}(k_1-1, U^*)`; maximise the mean binomial
 pseudolikelihood :math:`n^{-1}\sum_x\log\sum_m w_m\mathrm{Bin}(V_x; k_1-1, u_m)` over the
 simplex, optionally with :math:`\sum_m w_m u_m^{k_1-1} = \mathrm{ATA}_{k_1}` and a
 nondecreasing density of ``U*`` (the Bayes-classifier constraint). Unregularised, the
-maximiser is a handful of atoms and its extrapolation has a large variance (issue #10: SD
-0.10-0.18 at ``10 k1``); a roughness penalty :math:`\lambda M^3\sum(\Delta^2 w)^2` on the
+maximiser is a handful of atoms and its extrapolation has a large variance; a roughness
+penalty :math:`\lambda M^3\sum(\Delta^2 w)^2` on the
 node weights (``M`` nodes) spreads it.
 """
 

@@ -169,7 +169,9 @@ def point_win_probability(b: np.ndarray, t: np.ndarray, k1: int, ks: np.ndarray,
     """(n, len(ks)) probability that the truth wins on a random k-subset containing it.
 
     ``C(b, k-1) / C(k1-1, k-1)`` without ties; with ``t`` tied wrong classes broken at
-    random, ``sum_j C(t, j) C(b, k-1-j) / ((j+1) C(k1-1, k-1))``. Computed in log space.
+    random, ``sum_j C(t, j) C(b, k-1-j) / ((j+1) C(k1-1, k-1))``, which by
+    ``C(t, j)/(j+1) = C(t+1, j+1)/(t+1)`` and Vandermonde's identity is
+    ``(C(b+t+1, k) - C(b, k)) / ((t+1) C(k1-1, k-1))``. Computed in log space.
     """
     b = np.asarray(b, float)[:, None]
     t = np.asarray(t, float)[:, None]
@@ -177,12 +179,12 @@ def point_win_probability(b: np.ndarray, t: np.ndarray, k1: int, ks: np.ndarray,
     denom = log_comb(k1 - 1, km1)
     if ties == "optimistic":
         return np.exp(log_comb(b + t, km1) - denom)
-    out = np.exp(log_comb(b, km1) - denom)
-    if ties == "random" and t.max() > 0:
-        for j in range(1, int(t.max()) + 1):
-            term = log_comb(t, j) + log_comb(b, km1 - j) - np.log(j + 1) - denom
-            out = out + np.exp(term)
-    return out
+    if ties == "pessimistic" or t.max() == 0:
+        return np.exp(log_comb(b, km1) - denom)
+    top = log_comb(b + t + 1, km1 + 1)
+    with np.errstate(invalid="ignore"):      # -inf - -inf where both binomials are 0
+        rest = -np.expm1(np.minimum(log_comb(b, km1 + 1) - top, 0.0))
+    return np.where(np.isfinite(top), np.exp(top - denom) * rest / (t + 1), 0.0)
 
 
 def ata_curve(b: np.ndarray, t: np.ndarray, k1: int, ks: np.ndarray,

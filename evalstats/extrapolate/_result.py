@@ -29,19 +29,23 @@ class AccuracyExtrapolation(EvalResult):
     k1 : int
         Number of observed classes.
     k_target : tuple of int
-        Target numbers of classes (rows of ``tidy()``).
+        Target numbers of classes (rows of ``tidy()``); they do not change the fit.
     ata : ndarray
         Unbiased average accuracy ATA_k for ``k = 2..k1``.
     chosen : str
         The candidate (bandwidth, degree/stretch) with the largest weight.
     cv_table : DataFrame
-        Back-test per candidate: RMSE and bias of ATA_{k1} predicted from random subsets of
-        ``k1/2`` (and ``k1/4``) classes, and its weight.
+        Back-test per candidate: RMSE and bias of ATA_{k1} predicted from random halves of
+        the classes, and its weight.
     backtest : dict
         ``observed`` ATA_{k1}, ``predicted`` (mean over subset fits of the weighted model),
         ``error``, ``rmse``, ``ratios`` (k1 / subset sizes of the back-test).
     fit_seconds : float
         Wall time of the fit.
+    selection_ratios : tuple of float
+        The extrapolation ratio(s) of the back-test that weighted the candidates (2: halves
+        of the classes predict all of them); also in ``glance()`` (``selection_ratio``),
+        the repr and the summary.
     """
 
     k1: int = 0
@@ -147,6 +151,8 @@ class AccuracyExtrapolation(EvalResult):
         hdr["Observed classes k1"] = self.k1
         hdr[f"Observed accuracy (k={self.k1})"] = f"{self.ata[-1]:.4f}"
         hdr["Selected model"] = self.chosen
+        hdr["Model selection"] = (f"{self._selection_text()}; one fitted model predicts "
+                                  "every k, whatever k_target")
         bt = self.backtest
         if bt:
             sub = " and ".join(f"k1/{x:.3g}" for x in bt["ratios"])
@@ -155,8 +161,25 @@ class AccuracyExtrapolation(EvalResult):
                 f"(error {bt['error']:+.4f}, RMSE {bt['rmse']:.4f})")
         return hdr
 
+    @property
+    def selection_ratios(self) -> tuple:
+        """Extrapolation ratios ``k1 / m`` of the back-test that weighted the candidate
+        models (fits on ``m`` random classes predicting the observed ATA_{k1}); empty
+        without a back-test. The same for every ``k_target``."""
+        return tuple(self.backtest.get("ratios", ()))
+
+    def _selection_text(self) -> str:
+        r = self.selection_ratios
+        return ("back-tested at ratio " + " and ".join(f"{x:g}" for x in r)) if r else \
+            "no back-test"
+
+    def _repr_body(self) -> str:
+        return f"{super()._repr_body()}, k1={self.k1}, {self._selection_text()}"
+
     def _glance_extra(self) -> dict[str, Any]:
+        r = self.selection_ratios
         return dict(k1=self.k1, chosen=self.chosen,
+                    selection_ratio=max(r) if r else np.nan,
                     backtest_error=self.backtest.get("error", np.nan),
                     fit_seconds=self.fit_seconds)
 

@@ -71,6 +71,11 @@ def _violation(prob) -> float:
 def solve_checked(prob, var, name: str) -> tuple[np.ndarray, str]:
     """Solve a cvxpy problem with CLARABEL (then SCS if that fails outright).
 
+    Never warm-started: CLARABEL's warm start reuses the solver object of the previous
+    solve, so a solution would depend on the solve history (coefficients moved by up to
+    1e-2 for the same data) and fits would differ with ``n_jobs``; the parameterised
+    problems reuse cvxpy's canonicalisation between solves, which does not change results.
+
     Returns ``(value, status)``; ``optimal_inaccurate`` is returned as a status, any other
     failure raises :class:`ConvergenceError`, and so does a solution that violates a
     constraint by more than :data:`MAX_VIOLATION` whatever the solver's status.

@@ -12,10 +12,11 @@ import numpy as np
 from .._validation import check_confidence_level, check_int, check_option, fail, seeded_rng
 from ._ranks import validate_scores
 
-METHOD_NAMES = ("regression", "polynomial", "pseudolikelihood", "npmle", "hd", "kde", "naive")
+METHOD_NAMES = ("regression", "two_param", "polynomial", "pseudolikelihood", "npmle", "hd",
+                "kde", "naive")
 LIKELIHOODS = ("bernoulli", "binomial")
-#: form of the rank pseudolikelihood when ``likelihood`` is not given (benchmark: worst-case
-#: RMSE at 10x 0.051 vs 0.055 for "binomial", 50 reps; and 2-3x faster)
+#: form of the rank pseudolikelihood when ``likelihood`` is not given: the Nov-2016
+#: draft's eq. 7
 DEFAULT_LIKELIHOOD = "bernoulli"
 CURVE_WEIGHTS = ("equal", "gls")
 TAILS = ("open", "cut")
@@ -82,12 +83,43 @@ def _degree_candidates(degree: Any) -> list[tuple]:
     return out
 
 
+def _paper_degrees(degree: Any) -> list[int]:
+    """Degrees of ``method="pseudolikelihood"``: an int >= 1 or a non-empty list of them."""
+    items = degree if isinstance(degree, list) else [degree]
+    ok = bool(items) and all(isinstance(d, int | np.integer) and not isinstance(d, bool)
+                             and d >= 1 for d in items)
+    if not ok:
+        raise fail("degree", "an int >= 1 or a non-empty list of them with "
+                   "method='pseudolikelihood' (the degree of the polynomial in u)",
+                   value=degree)
+    return [int(d) for d in items]
+
+
+def _stretched_alias(method: str, degree: Any, penalty: Any, likelihood: Any) -> str:
+    """``method="pseudolikelihood"`` with ``(degree, stretch[, tail])`` candidates or a
+    ``penalty`` asked for the probit-stretched Bernstein basis, which is now
+    ``method="polynomial"`` with a ``likelihood``: FutureWarning, and that method."""
+    items = degree if isinstance(degree, list) else [degree]
+    tuples = degree is not None and any(np.ndim(d) or isinstance(d, tuple) for d in items)
+    if method != "pseudolikelihood" or not (tuples or penalty is not None):
+        return method
+    warnings.warn("method='pseudolikelihood' with (degree, stretch) candidates or a penalty "
+                  "is the probit-stretched Bernstein basis, now method='polynomial', "
+                  f"likelihood={likelihood or DEFAULT_LIKELIHOOD!r}; method="
+                  "'pseudolikelihood' fits the paper's polynomial in u.", FutureWarning,
+                  stacklevel=6)     # the caller of extrapolate_accuracy (two decorators)
+    return "polynomial"
+
+
 def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples, ties,
                              confidence_level, rng, bandwidth, degree, likelihood, penalty,
                              match_k1, monotone_density, n_models,
                              curve_weights="equal") -> _Args:
     """Validate and normalise every argument of :func:`extrapolate_accuracy`."""
     check_option(method, "method", METHOD_NAMES)
+    stretched = _stretched_alias(method, degree, penalty, likelihood)
+    if stretched != method:
+        method, likelihood = stretched, likelihood or DEFAULT_LIKELIHOOD
     check_option(ties, "ties", ("random", "pessimistic", "optimistic"))
     check_option(curve_weights, "curve_weights", CURVE_WEIGHTS)
     s, labels = validate_scores(scores, y, classes=classes, allow_neg_inf=method != "kde")
@@ -125,10 +157,10 @@ def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples,
     if n_models is not None:
         warnings.warn("`n_models` is ignored: the band now combines the subsampling spread "
                       "with the weighted spread of all candidate models.", FutureWarning,
-                      stacklevel=3)
+                      stacklevel=5)     # the caller of extrapolate_accuracy
     uses = {"bandwidth": ("regression", "kde"), "degree": ("polynomial", "pseudolikelihood"),
-            "likelihood": ("pseudolikelihood",), "monotone_density": ("npmle",),
-            "penalty": ("polynomial", "pseudolikelihood", "npmle"),
+            "likelihood": ("pseudolikelihood", "polynomial"), "monotone_density": ("npmle",),
+            "penalty": ("polynomial", "npmle"),
             "curve_weights": ("regression",)}
     given = dict(bandwidth=bandwidth, degree=degree, likelihood=likelihood, penalty=penalty,
                  monotone_density=monotone_density or None,
@@ -146,14 +178,17 @@ def _extrapolate_accuracy_iv(scores, y, method, classes, k_target, n_subsamples,
                        "'regression' (knot spacing on the probit scale, whose grid step "
                        "is 0.005)", value=bandwidth)
     if degree is not None:
-        candidates = _degree_candidates(degree)
+        candidates = (_paper_degrees(degree) if method == "pseudolikelihood"
+                      else _degree_candidates(degree))
     if likelihood is not None:
         check_option(likelihood, "likelihood", LIKELIHOODS)
     if penalty is not None:
         pen = np.asarray(penalty, dtype=float) if np.isscalar(penalty) else None
         if pen is None or not np.isfinite(pen) or pen < 0:
             raise fail("penalty", "a finite number >= 0", value=penalty)
-    options = dict(likelihood=likelihood or DEFAULT_LIKELIHOOD, penalty=penalty, match_k1=match_k1,
+    if likelihood is None and method == "pseudolikelihood":
+        likelihood = DEFAULT_LIKELIHOOD
+    options = dict(likelihood=likelihood, penalty=penalty, match_k1=match_k1,
                    monotone_density=bool(monotone_density), gls=curve_weights == "gls")
     return _Args(s, labels, method, targets, n_sub, ties, level, *seeded_rng(rng), candidates,
                  options)
