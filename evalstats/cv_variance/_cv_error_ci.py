@@ -22,7 +22,7 @@ from .._validation import rng_alias, seeded_rng
 from .._warnings import Notes, SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import cv_error_ci_iv
-from ._draws import projection_df, projection_skewness
+from ._draws import dominance, projection_df, projection_skewness
 from ._engine import (
     data_df,
     finish_variance,
@@ -263,7 +263,9 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
         term="auc" if args.loss == "auc" else "expected loss", n=n, n_unit="observations",
         df=df, call=call, diagnostics=dict(xi=agg["xi"], kernel_variance=agg["kernel_variance"],
                          jackknife=dict(zip(("var_theta", "cov", "var_v"), jk, strict=True)),
-                         data_df_estimated=est_df, data_df_calibrated=data_df(n, g)),
+                         data_df_estimated=est_df, data_df_calibrated=data_df(n, g),
+                         dominance=dominance(acc, agg["theta"], g, y01) if g > 0 else
+                         float("nan")),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method=interval,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],

@@ -35,7 +35,7 @@ from ._jackknife import JK_ROWS, jk_fit, jk_pair
 
 __all__ = ["ACC_ROWS", "BUILTIN_LOSSES", "DrawTask", "aggregate", "fit_predict", "case_losses",
            "single_threaded", "leading_variance", "projection_terms", "projection_df",
-           "projection_skewness"]
+           "projection_skewness", "dominance"]
 
 #: declared ranges of the built-in losses (``auc`` is a score, higher is better)
 BUILTIN_LOSSES = {"zero_one": (0.0, 1.0), "squared": (0.0, np.inf), "log": (0.0, np.inf),
@@ -539,3 +539,21 @@ def projection_skewness(acc: np.ndarray, theta: float, g: int,
         k2 += m / (m - 1) * float((ak * ak - nu).sum())
         k3 += m * m / ((m - 1) * (m - 2)) * float((ak ** 3 - 3 * ak * nu).sum())
     return float(k3 / k2 ** 1.5) if k2 > 0 else float("nan")
+
+
+def dominance(acc: np.ndarray, theta: float, g: int, y: np.ndarray | None) -> float:
+    r"""Largest share of the first-order variance Σ_k â_k² carried by one observation.
+
+    With Θ̂ − θ ≈ Σ_k a_k (:func:`projection_terms`), observation k carries the share
+    w_k = â_k²/Σ_j â_j² of the first-order (Hájek) variance (Monte-Carlo noise of â_k
+    subtracted, negative parts set to 0). ``max_k w_k > 1/2`` means that one observation
+    carries more of the variance than all the others together: the normal approximation of
+    Θ̂ then rests on a single summand. NaN when the terms are unavailable.
+    """
+    terms = projection_terms(acc, theta, g, y)
+    if terms is None:
+        return float("nan")
+    a, noise, _ = terms
+    w = np.maximum(a * a - noise, 0.0)
+    total = w.sum()
+    return float(w.max() / total) if total > 0 else float("nan")
