@@ -238,9 +238,9 @@ def logit_design(law: str, loss: str) -> Design:
 
 # -- families --------------------------------------------------------------------------------
 
-MEAN_CELLS = ((30, 5), (30, 7), (40, 5), (40, 10), (80, 5), (80, 20), (120, 5), (120, 30))
-OLS_CELLS = ((40, 10), (80, 10), (120, 30))  # g = 5 leaves OLS 1 residual df: heavy-tailed θ
-LOGIT_CELLS = ((40, 10), (80, 20))
+MEAN_CELLS = ((30, 7), (40, 5), (40, 10), (80, 20), (120, 30))
+OLS_CELLS = ((40, 10), (120, 30))
+LOGIT_CELLS = ((40, 10),)
 
 
 def dev_family() -> dict[tuple, Design]:
@@ -254,8 +254,8 @@ def dev_family() -> dict[tuple, Design]:
         for loss in ("zero_one", "log"):
             out.update({(f"logit_{law}_{loss}", n, g): logit_design(law, loss)
                         for n, g in LOGIT_CELLS})
-    out[("logit_gaussian_zero_one", 40, 5)] = logit_design("gaussian", "zero_one")
-    out[("logit_gaussian_zero_one", 120, 30)] = logit_design("gaussian", "zero_one")
+    for n, g in ((40, 5), (80, 20)):
+        out[("logit_gaussian_zero_one", n, g)] = logit_design("gaussian", "zero_one")
     return out
 
 
