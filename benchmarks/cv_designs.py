@@ -66,13 +66,18 @@ class FastOLS(RegressorMixin, BaseEstimator):
 
 class FastLogistic(ClassifierMixin, BaseEstimator):
     """L2-penalised logistic regression, intercept unpenalised: the objective of
-    scikit-learn's ``LogisticRegression()`` default (C = 1), solved by Newton steps."""
+    scikit-learn's ``LogisticRegression()`` default (C = 1), solved by Newton steps;
+    ``col`` restricts it to one feature."""
 
-    def __init__(self, C=1.0):
-        self.C = C
+    def __init__(self, C=1.0, col=None):
+        self.C, self.col = C, col
+
+    def _x(self, X):
+        X = np.asarray(X, float)
+        return X if self.col is None else X[:, [self.col]]
 
     def fit(self, X, y):
-        X = np.asarray(X, float)
+        X = self._x(X)
         self.classes_ = np.unique(y)
         t = (y == self.classes_[-1]).astype(float)
         Z = np.hstack([np.ones((len(X), 1)), X])
@@ -90,7 +95,7 @@ class FastLogistic(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        return np.asarray(X, float) @ self.coef_ + self.intercept_
+        return self._x(X) @ self.coef_ + self.intercept_
 
     def predict_proba(self, X):
         p1 = special.expit(self.decision_function(X))
@@ -98,6 +103,27 @@ class FastLogistic(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         return np.where(self.decision_function(X) > 0, self.classes_[-1], self.classes_[0])
+
+
+class NearestMean(ClassifierMixin, BaseEstimator):
+    """Nearest class mean (Euclidean) on the columns ``cols`` (all by default)."""
+
+    def __init__(self, cols=None):
+        self.cols = cols
+
+    def _x(self, X):
+        X = np.asarray(X, float)
+        return X if self.cols is None else X[:, list(self.cols)]
+
+    def fit(self, X, y):
+        X = self._x(X)
+        self.classes_ = np.unique(y)
+        self.means_ = np.array([X[y == c].mean(axis=0) for c in self.classes_])
+        return self
+
+    def predict(self, X):
+        d = ((self._x(X)[:, None, :] - self.means_[None]) ** 2).sum(-1)
+        return self.classes_[d.argmin(1)]
 
 
 @dataclass(frozen=True)
@@ -321,3 +347,86 @@ def fresh_family() -> dict[tuple, Design]:
         out.update({(name, n, g): Design(sim, make, loss, _mc_truth(sim, make, loss))
                     for n, g in FRESH_CELLS})
     return out
+
+
+# -- compare_learners: nulls (θ_A(g) = θ_B(g)) and alternatives -------------------------------
+
+
+def ols_risk(var_residual: float, g: int, p: int) -> float:
+    """Expected test MSE of OLS with an intercept and p N(0, I) features trained on g
+    points: σ²(1 + 1/g)(g − 2)/(g − p − 2) (checked here by Monte Carlo to 4 decimals)."""
+    return var_residual * (1 + 1 / g) * (g - 2) / (g - p - 2)
+
+
+@dataclass(frozen=True)
+class CompareDesign:
+    """``setup(n, shift, rng) -> (X, y, A, B, loss)``; ``diff(g, shift)`` = θ_A − θ_B
+    (NaN where only the null is known); ``null`` the shift of H0."""
+
+    setup: Callable
+    diff: Callable[[int, float], float]
+    null: Callable[[int], float]
+    family: str
+
+
+def _mean_half(n, mu, rng):
+    return np.zeros((n, 1)), rng.normal(size=n) + mu, MeanReg(), MeanReg(0.5), "squared"
+
+
+def _clf_sym(n, _, rng):
+    X = rng.normal(size=(n, 2))
+    y = (rng.random(n) < special.expit(X.sum(1))).astype(int)
+    return X, y, NearestMean((0,)), NearestMean((1,)), "zero_one"
+
+
+#: b with θ_A(g) = θ_B(g) in the nested-classifier null (paired Monte Carlo, 20,000
+#: learning sets; earlier benchmark): g = 10: 0.519
+ASYM_B = {10: 0.519}
+
+
+def _clf_nested(n, b, rng):
+    X = rng.normal(size=(n, 2))
+    y = (rng.random(n) < special.expit(X[:, 0] + b * X[:, 1])).astype(int)
+    return X, y, NearestMean((0,)), NearestMean(), "zero_one"
+
+
+def _ols_sym(n, delta, rng):
+    """y = x₁ + (1 + δ)x₂ + centred exponential noise; OLS on x₁ vs OLS on x₂."""
+    X = rng.normal(size=(n, 2))
+    y = X[:, 0] + (1 + delta) * X[:, 1] + rng.exponential(size=n) - 1.0
+    return X, y, FastOLS(0), FastOLS(1), "squared"
+
+
+def _stump_neg(n, _, rng):
+    """y = 1[x₁ > x₂]; logistic regression on x₁ vs on x₂: the two never err on the same
+    case, so their error estimates are negatively correlated; equal by symmetry."""
+    X = rng.normal(size=(n, 2))
+    return X, (X[:, 0] > X[:, 1]).astype(int), FastLogistic(col=0), FastLogistic(col=1), \
+        "zero_one"
+
+
+def _nested_ols(n, b, rng):
+    """y = x₁ + b x₂ + N(0, 1); OLS on x₁ vs OLS on (x₁, x₂)."""
+    X = rng.normal(size=(n, 2))
+    y = X[:, 0] + b * X[:, 1] + rng.normal(size=n)
+    return X, y, FastOLS(0), FastOLS(), "squared"
+
+
+COMPARE_DESIGNS = {
+    # dev: the designs the previous defaults were chosen on
+    "mean_half": CompareDesign(_mean_half, lambda g, mu: 0.75 / g - 0.25 * mu ** 2,
+                               lambda g: np.sqrt(3 / g), "dev"),
+    "clf_sym": CompareDesign(_clf_sym, lambda g, s: 0.0 if s == 0 else np.nan,
+                             lambda g: 0.0, "dev"),
+    "clf_nested": CompareDesign(_clf_nested, lambda g, b: 0.0 if b == ASYM_B[g] else np.nan,
+                                lambda g: ASYM_B[g], "dev"),
+    # fresh: skewed losses, negatively correlated and nested learners
+    "ols_sym_skew": CompareDesign(
+        _ols_sym, lambda g, d: ((1 + d) ** 2 - 1) * ols_risk(1.0, g, 1), lambda g: 0.0,
+        "fresh"),
+    "stump_neg": CompareDesign(_stump_neg, lambda g, s: 0.0 if s == 0 else np.nan,
+                               lambda g: 0.0, "fresh"),
+    "nested_ols": CompareDesign(
+        _nested_ols, lambda g, b: ols_risk(1 + b * b, g, 1) - ols_risk(1.0, g, 2),
+        lambda g: np.sqrt(1 / (g - 4)), "fresh"),
+}
