@@ -20,7 +20,15 @@ from .._parallel import map_replicates
 from .._progress import progress_bar
 from .._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes
 from ._checks import check_loss_values
-from ._draws import ACC_ROWS, DrawTask, aggregate, leading_variance, note_single_class
+from ._draws import (
+    ACC_ROWS,
+    DrawTask,
+    aggregate,
+    fit_predict,
+    leading_variance,
+    note_single_class,
+)
+from ._seeding import trial_fits
 
 __all__ = ["run_draws", "finish_variance", "ustat_df", "data_df", "interval_data_df",
            "hoeffding", "DF_RULE"]
@@ -40,6 +48,7 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
     notes = Notes()
     n, g = len(args.y), args.g
     note_single_class(notes, args.y, g, args.loss, estimators)
+    trial_fits(estimators, learner_names(estimators), args, g, notes, fit_predict)
     n_streams = 3 if len(estimators) == 2 else 1
     rows = np.empty((0, 2 + 3 * n_streams))
     acc = np.zeros((n_streams, ACC_ROWS, n))
@@ -91,6 +100,11 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
                    f"({args.mc_tol * agg['variance']:.3g}) after max_draws = {rows.shape[0]} "
                    "draws.")
     return rows, acc, agg, notes
+
+
+def learner_names(estimators) -> list[str]:
+    """The argument names of the learners (for messages)."""
+    return ["estimator"] if len(estimators) == 1 else ["est_a", "est_b"]
 
 
 def finish_variance(agg, acc_stream, args, notes,
