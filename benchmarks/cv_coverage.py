@@ -60,6 +60,7 @@ from cv_designs import dev_family, fresh_family  # noqa: E402
 
 from evalstats.cv_variance import cv_error_ci  # noqa: E402
 from evalstats.cv_variance._engine import ustat_df  # noqa: E402
+from evalstats.cv_variance._results import CVErrorResult  # noqa: E402
 
 #: (interval, df rule) of every candidate; "auto" = the loss's own scale (log/logit)
 CANDIDATES = (("auto", "cal"), ("auto", "nuF"), ("auto", "nuV"), ("auto_skew", "nuV"),
@@ -177,6 +178,30 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
             rows.append(dict(base, interval=name,
                              **_cover(part, f"{name}_low", f"{name}_high")))
     return pd.DataFrame(rows)
+
+
+def _result_from_row(row: dict, std_error: float, df: float) -> CVErrorResult:
+    """A result rebuilt from a raw row (for intervals the run did not record)."""
+    bounded = row["interval_method"].startswith("logit")
+    return CVErrorResult(estimate=row["estimate"], std_error=std_error, df=df,
+                         n=int(row["n"]), method="ustat",
+                         interval_method=row["interval_method"],
+                         loss_range=(0.0, 1.0) if bounded else (0.0, np.inf),
+                         skewness=row["skewness"], coupling=row["coupling"])
+
+
+def add_ablations(raw: pd.DataFrame) -> pd.DataFrame:
+    """Intervals recomputed from the recorded ingredients: ``auto.nuV.nofloor`` is
+    ``auto.nuV`` without the leading-term floor (s.e. √(V̂ + se_MC²) where V̂ > 0 and no
+    fallback replaced it, the recorded s.e. otherwise)."""
+    lo, hi = [], []
+    for row in raw.to_dict("records"):
+        plain = row["variance"] > 0 and not isinstance(row["fallback"], str)
+        se = np.sqrt(row["variance"] + row["mc_se"] ** 2) if plain else row["std_error"]
+        a, b = _result_from_row(row, se, row["auto.nuV_df"]).conf_int()
+        lo.append(a)
+        hi.append(b)
+    return raw.assign(**{"auto.nuV.nofloor_low": lo, "auto.nuV.nofloor_high": hi})
 
 
 def flag_rule(raw: pd.DataFrame) -> pd.Series:

@@ -21,11 +21,12 @@ from ._engine import (
     finish_variance,
     hoeffding,
     interval_data_df,
+    note_unreliable,
     run_draws,
     ustat_df,
 )
 from ._jackknife import coupling_from, jackknife_moments
-from ._results import CompareLearnersResult, skew_cap, skew_test
+from ._results import TEST_NAMES, CompareLearnersResult, skew_cap, skew_test
 from ._score import score_statistic
 
 __all__ = ["compare_learners"]
@@ -152,6 +153,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     se = float(np.sqrt(var))
     est_df = projection_df(acc[2], agg["theta"], g, args.y if args.loss == "auc" else None,
                            "t", args.bounds) if g > 0 else float("nan")
+    unreliable = note_unreliable(notes, est_df, "test")
     df = ustat_df(n, agg["variance"], agg["variance_mc_se"],
                   interval_data_df(n, g, est_df))
     stat = agg["theta"] / se if se > 0 else float("nan")
@@ -164,10 +166,8 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                   "correction: it was shrunk by "
                   f"{shrink:.2f} so that the longer interval side is at most "
                   f"≈{skew_cap():.1f}× the t interval's.")
-    p_t, p_skew, p_score = (float(2 * stats.t.sf(abs(x), df)) if np.isfinite(x)
-                            else float("nan") for x in (stat, h, score_statistic(stat, rho)))
-    p = {"t_skew": p_skew, "t_score": p_score, "t": p_t}.get(
-        args.interval, float(2 * stats.norm.sf(abs(stat))))
+    tests = test_table(stat, h, score_statistic(stat, rho), df)
+    statistic, p = tests[args.interval]
     if not np.isfinite(stat):
         notes.warn(SmallSampleWarning, "the two learners' losses are identical on every "
                    "draw: the difference has zero variance and no test is possible.")
@@ -185,9 +185,11 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         n=n, df=df, call=call,
         diagnostics=dict(xi=agg["xi"], variance_a=agg_a["variance"],
                          variance_b=agg_b["variance"], data_df_estimated=est_df,
-                         data_df_calibrated=data_df(n, g), p_value_t=p_t,
-                         p_value_t_skew=p_skew, p_value_t_score=p_score,
-                         skew_shrink=shrink,
+                         data_df_calibrated=data_df(n, g),
+                         **{f"p_value_{m}": v[1] for m, v in tests.items()},
+                         **{f"statistic_{m}": v[0] for m, v in tests.items()},
+                         test=TEST_NAMES[args.interval], skew_shrink=shrink,
+                         unreliable=unreliable,
                          jackknife=dict(zip(("var_theta", "cov", "var_v"), jk,
                                             strict=True))),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"],
@@ -199,5 +201,17 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         estimate_b=agg_b["theta"],
         std_error_a=_se(agg_a), std_error_b=_se(agg_b),
         covariance=float((agg_a["variance"] + agg_b["variance"] - agg["variance"]) / 2),
-        statistic=stat, p_value=p, names=names, loss_range=args.bounds,
+        statistic=statistic, p_value=p, names=names, loss_range=args.bounds,
         skewness=skew1, coupling=rho)
+
+
+def test_table(t: float, h: float, z: float, df: float) -> dict[str, tuple[float, float]]:
+    """(statistic, two-sided p-value) of every test, each with its own statistic: the
+    Wald t test (T against t_ν), the skewness-corrected test (h(T) against t_ν), the
+    score-type test (Z(0) against t_ν) and the z test (T against N(0, 1))."""
+    def p_t(x):
+        return float(2 * stats.t.sf(abs(x), df)) if np.isfinite(x) else float("nan")
+
+    p_z = float(2 * stats.norm.sf(abs(t))) if np.isfinite(t) else float("nan")
+    return {"t": (t, p_t(t)), "t_skew": (h, p_t(h)), "t_score": (z, p_t(z)),
+            "normal": (t, p_z)}
