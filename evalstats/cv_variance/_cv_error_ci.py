@@ -205,8 +205,8 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     Monte-Carlo noise does not enter the covariance (:mod:`~evalstats.cv_variance._jackknife`).
     For a studentized mean ρ = γ; a U-statistic's second-order part B₃ enters them
     differently (κ₃ ≈ A₃ + 3B₃, Cov ≈ A₃ + 2B₃, A₃ the projection's third moment), so the
-    full skewness is γ̂ = (3ρ̂ − γ̂₁)/2 (derived here; on the two-learner design of the
-    benchmark it gives −0.81 where the true skewness is −0.74 and γ̂₁ is +0.12). Without
+    full skewness is γ̂ = (3ρ̂ − γ̂₁)/2 (derived here, and checked against the simulated
+    skewness of Θ̂ in the benchmark). Without
     ρ̂ (AUC, g = 0) the correction assumes ρ = γ̂₁. They are options, not the default:
     the rule in ``benchmarks/cv_coverage.py`` chose the uncorrected interval, and the
     measured coverage is in ``benchmarks/README.md``.
