@@ -124,7 +124,7 @@ def test_results_use_the_rule_and_record_both_dfs():
     res = cv_error_ci(MeanReg(), X, y, train_size=8, loss="squared", n_draws=300,
                       mc_tol=None, rng=0)
     d = res.diagnostics
-    est = d["data_df_estimated"]["log"]
+    est = d["data_df_estimated"]["t"]  # V̂'s own df, whatever the interval's scale
     assert set(d["data_df_estimated"]) == {"t", "log", "logit"}
     assert d["data_df_calibrated"] == data_df(40, 8)
     nu = ustat_df(40, res.variance_estimate, res.variance_mc_se, interval_data_df(40, 8, est))
@@ -137,3 +137,25 @@ def test_results_use_the_rule_and_record_both_dfs():
     est = cmp.diagnostics["data_df_estimated"]  # t scale for a difference
     nu = ustat_df(40, cmp.variance_estimate, cmp.variance_mc_se, interval_data_df(40, 8, est))
     assert np.isfinite(est) and cmp.df == pytest.approx(nu, rel=1e-12)
+
+
+def test_variance_df_closed_form_for_the_one_point_learner():
+    # g = 1, mean predictor (it predicts its one training point), squared loss. A fit on
+    # {j} scored on case k loses (y_k - y_j)^2, so with d_k = (y_k - ȳ)^2 and m2 = mean d:
+    #   t_k = l_k = Σ_{j≠k} (y_k - y_j)^2 / (n - 1) = n (d_k + m2) / (n - 1),
+    #   a_k = ((t_k - t̄) + g (l_k - l̄)) / n = 2 (d_k - m2) / (n - 1)   (Θ̂ = 2 s²).
+    # V̂'s first-order terms are a_k² (V̂₁ = Σ a_k²), so the Satterthwaite df of V̂ is
+    #   ν = 2 (Σ a²)² / (n · var(a², ddof=1)) = 2 (Σ e²)² / (n · var(e², ddof=1)),
+    # e_k = d_k - m2, and on the log scale b_k = a_k²/V̂₁ - (2/Θ̂) a_k, ν = 2/(n var(b)).
+    y = np.random.default_rng(8).exponential(size=9)
+    n = y.size
+    d = (y - y.mean()) ** 2
+    e = d - d.mean()
+    nu_t = 2 * np.sum(e ** 2) ** 2 / (n * np.var(e ** 2, ddof=1))
+    a = 2 * e / (n - 1)
+    theta = 2 * y.var(ddof=1)
+    nu_log = 2 / (n * np.var(a ** 2 / np.sum(a ** 2) - 2 * a / theta, ddof=1))
+    acc = _exact_acc(y, 1)
+    assert projection_df(acc, theta, 1, None, "t") == pytest.approx(nu_t, rel=1e-12)
+    assert projection_df(acc, theta, 1, None, "log") == pytest.approx(nu_log, rel=1e-12)
+    assert projection_terms(acc, theta, 1, None)[0] == pytest.approx(a, rel=1e-12)

@@ -19,7 +19,6 @@ from evalstats.cv_variance import (
     CVErrorResult,
     compare_learners,
     cv_error_ci,
-    data_df,
 )
 from evalstats.cv_variance._baselines import baseline_interval
 from evalstats.cv_variance._draws import DrawTask
@@ -255,9 +254,9 @@ def test_intervals_and_result_api(rng):
     se, est = res.std_error, res.estimate
     # se includes the Monte-Carlo variance of the estimate
     assert se == pytest.approx(np.sqrt(res.variance_estimate + res.mc_se ** 2), rel=1e-12)
-    # Satterthwaite df: data part = min(data_df, the df estimated from the draws on the
-    # interval's log scale), plus the Monte-Carlo noise of V
-    nu_data = min(data_df(40, 10), res.diagnostics["data_df_estimated"]["log"])
+    # Satterthwaite df: data part = V̂'s own df estimated from the draws (first-order
+    # projections, t scale, floored at 2), plus the Monte-Carlo noise of V
+    nu_data = max(res.diagnostics["data_df_estimated"]["t"], 2.0)
     nu = nu_data / (1 + nu_data * res.variance_mc_se ** 2 / (2 * res.variance_estimate ** 2))
     assert res.df == pytest.approx(nu, rel=1e-12) and 1 <= nu < 39
     q = stats.t.ppf(0.975, nu)

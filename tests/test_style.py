@@ -25,7 +25,7 @@ _ROOT = Path(__file__).resolve().parents[1] / "evalstats"
 #: what a docstring must not hold: a date, a benchmark file, a before -> after figure
 _ROT = (r"\b20\d\d-\d\d-\d\d\b", r"benchmarks/", r"\d\s*(?:→|->)\s*\d")
 #: packages whose docstrings still hold such prose (their owners rewrite them)
-_PENDING = {"active", "cv_variance"}
+_PENDING = {"active"}
 
 
 def _docstrings(path: Path):

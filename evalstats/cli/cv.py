@@ -96,7 +96,24 @@ def _read(path: str, target: str):
     if X.shape[1] == 0:
         raise fail("--data", "a CSV with at least one numeric feature column",
                    got="no numeric column besides the target")
+    _check_features(X, path)
     return X.to_numpy(float), df[target].to_numpy()
+
+
+def _check_features(X, path: str) -> None:
+    """Feature cells must be finite and of bounded magnitude (the learners square them);
+    the first bad cell is named by its line in the file (the header is line 1) and column."""
+    from .._validation import fail
+    from ..cv_variance._checks import MAX_FEATURE
+
+    vals = X.to_numpy(float)
+    bad = ~np.isfinite(vals) | (np.abs(np.nan_to_num(vals)) > MAX_FEATURE)
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise fail("--data", f"finite feature values of magnitude at most {MAX_FEATURE:g}",
+                   got=f"{float(vals[r, c]):g} in {path}, row {r + 2}, column "
+                   f"{X.columns[c]!r}", verb="must hold",
+                   remedy="Remove or rescale it (e.g. divide the column by a constant).")
 
 
 def run(args) -> int:

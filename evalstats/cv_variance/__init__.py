@@ -13,6 +13,7 @@ from ._cv_error_ci import cv_error_ci
 from ._draws import projection_df
 from ._engine import data_df, interval_data_df, ustat_df
 from ._results import INTERVAL_METHODS, CompareLearnersResult, CVErrorResult
+from ._seeding import ReproducibilityWarning
 
 __all__ = [
     "METHODS",
@@ -26,4 +27,5 @@ __all__ = [
     "compare_learners",
     "CVErrorResult",
     "CompareLearnersResult",
+    "ReproducibilityWarning",
 ]

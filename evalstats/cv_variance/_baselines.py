@@ -29,6 +29,7 @@ from scipy import stats
 from .._parallel import map_replicates
 from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
 from ._draws import fit_predict, note_single_class, single_threaded
+from ._seeding import FitSeeder, trial_fits
 
 __all__ = ["BASELINES", "baseline_scores", "baseline_interval", "baseline_result"]
 
@@ -58,9 +59,11 @@ class _SplitTask:
             parts = [(perm[:h], perm[h:]), (perm[h:], perm[:h])]
         else:
             parts = [(perm[:self.train_size], perm[self.train_size:])]
+        seeder = FitSeeder(self.estimators, rng)
         with single_threaded():
-            return np.array([[_score(fit_predict(est, self.X, self.y, tr, te, self.loss))
-                              for est in self.estimators] for tr, te in parts])
+            return np.array([[_score(fit_predict(est, self.X, self.y, tr, te, self.loss,
+                                                 seeder.params(k)))
+                              for k, est in enumerate(self.estimators)] for tr, te in parts])
 
 
 def baseline_scores(method: str, estimators: Sequence[Any], X, y, train_size: int,
@@ -98,14 +101,16 @@ def _folds(n: int, K: int, rng) -> list[np.ndarray]:
     return np.array_split(rng.permutation(n), K)
 
 
-def _kfold_losses(est, X, y, idx, K, loss, rng) -> np.ndarray:
-    """Per-case losses of K-fold CV on the subset ``idx`` (returned in the order of idx)."""
+def _kfold_losses(est, X, y, idx, K, loss, rng, seeder=None, k=0) -> np.ndarray:
+    """Per-case losses of K-fold CV on the subset ``idx`` (returned in the order of idx);
+    ``seeder`` gives the random states of estimator ``k``'s fits."""
     out = np.empty(len(idx))
-    pos = {v: k for k, v in enumerate(idx)}
+    pos = {v: j for j, v in enumerate(idx)}
     for fold in _folds(len(idx), K, rng):
         test = idx[fold]
         train = np.setdiff1d(idx, test)
-        vals = fit_predict(est, X, y, train, test, loss)
+        vals = fit_predict(est, X, y, train, test, loss,
+                           seeder.params(k) if seeder is not None else None)
         out[[pos[t] for t in test]] = vals
     return out
 
@@ -118,10 +123,11 @@ class _BayleTask:
         n = len(self.y)
         K = min(BAYLE_FOLDS, n)
         seed = int(rng.integers(2 ** 63))  # same folds for every learner (paired)
+        seeder = FitSeeder(self.estimators, rng)
         with single_threaded():
             return np.stack([_kfold_losses(e, self.X, self.y, np.arange(n), K, self.loss,
-                                           np.random.default_rng(seed))
-                             for e in self.estimators], axis=1)
+                                           np.random.default_rng(seed), seeder, k)
+                             for k, e in enumerate(self.estimators)], axis=1)
 
 
 class _NestedTask:
@@ -134,20 +140,22 @@ class _NestedTask:
     def __call__(self, i, rng):
         n, K = len(self.y), NESTED_FOLDS
         seed = int(rng.integers(2 ** 63))  # same folds for every learner (paired)
+        sd = FitSeeder(self.estimators, rng)
+        ests = list(enumerate(self.estimators))
         with single_threaded():
             if i >= NESTED_REPS:  # bias-correction CV on all data
                 losses = np.stack([_kfold_losses(e, self.X, self.y, np.arange(n), K,
-                                                 self.loss, np.random.default_rng(seed))
-                                   for e in self.estimators], axis=1)
+                                                 self.loss, np.random.default_rng(seed), sd, k)
+                                   for k, e in ests], axis=1)
                 return "cv", losses.mean(0)
             out = []
             for f, fold in enumerate(_folds(n, K, np.random.default_rng(seed))):
                 rest = np.setdiff1d(np.arange(n), fold)
                 e_in = np.stack([_kfold_losses(e, self.X, self.y, rest, K - 1, self.loss,
-                                               np.random.default_rng([seed, f]))
-                                 for e in self.estimators], axis=1)
-                e_out = np.stack([fit_predict(e, self.X, self.y, rest, fold, self.loss)
-                                  for e in self.estimators], axis=1)
+                                               np.random.default_rng([seed, f]), sd, k)
+                                 for k, e in ests], axis=1)
+                e_out = np.stack([fit_predict(e, self.X, self.y, rest, fold, self.loss,
+                                              sd.params(k)) for k, e in ests], axis=1)
                 out.append((e_in, e_out))
             return "nested", out
 
@@ -216,6 +224,8 @@ def baseline_result(estimators, args, rng, n_jobs, progress, call, names=None):
     g_fit = {"5x2cv": n // 2, "bayle": n - n // min(BAYLE_FOLDS, n),
              "nested_cv": n - n // NESTED_FOLDS}.get(method, g)
     note_single_class(notes, args.y, g_fit, args.loss, estimators)
+    trial_fits(estimators, ["estimator"] if len(estimators) == 1 else ["est_a", "est_b"],
+               args, g_fit, notes, fit_predict)
     term = "auc" if args.loss == "auc" else "expected loss"
     common = dict(confidence_level=args.confidence_level, method=method, n=n, call=call,
                   train_size=g, loss=call["loss"], interval_method="t",

@@ -19,6 +19,7 @@ from .._validation import (
     check_option,
     check_scalar,
     fail,
+    is_text,
     plain_value,
 )
 from ._baselines import BASELINES, NESTED_FOLDS
@@ -119,22 +120,80 @@ def _check_loss(loss: Any, loss_range: Any) -> tuple[str | Callable, tuple[float
     return loss, BUILTIN_LOSSES[loss]
 
 
-def _check_X(X: Any, n_hint: int | None = None) -> Any:
-    """Tables and object arrays go to the estimator unchanged; numeric arrays are checked."""
+#: the largest feature magnitude accepted: squares of features summed over a million rows
+#: stay finite (1e308 gave an overflow and a traceback inside scikit-learn's scalers)
+MAX_FEATURE = 1e150
+
+_TEXT_X_REMEDY = ("Encode text features as numbers first, or pass a DataFrame to a "
+                  "scikit-learn Pipeline that encodes them (e.g. a ColumnTransformer with "
+                  "OneHotEncoder).")
+
+
+def _check_magnitude(values: np.ndarray, where: str) -> None:
+    big = np.abs(values) > MAX_FEATURE
+    if np.any(big):
+        r, *c = np.argwhere(big)[0]
+        cell = f"row {r}" + (f", column {c[0]}" if c and not where else "")
+        raise fail("X", f"features of magnitude at most {MAX_FEATURE:g} (learners square "
+                   "and multiply them)", got=f"{values[big].flat[0]:.3g} at {where}{cell}",
+                   verb="must hold",
+                   remedy="Rescale the feature (e.g. divide it by a constant or take logs).")
+
+
+def _check_frame(X: pd.DataFrame | pd.Series) -> Any:
+    """Numeric columns must be finite and of bounded magnitude; other columns go to the
+    estimator unchanged (a Pipeline may encode them)."""
+    frame = X.to_frame() if isinstance(X, pd.Series) else X
+    num = frame.select_dtypes("number")
+    if num.shape[1]:
+        vals = num.to_numpy(dtype=float)
+        bad = ~np.isfinite(vals)
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise fail("X", "finite in its numeric columns (no NaN or infinity)",
+                       got=f"{int(bad.sum())} non-finite values (first: row {r}, column "
+                       f"{num.columns[c]!r})", remedy="Drop or impute them first (e.g. with "
+                       "`pd.isna`, or SimpleImputer in a Pipeline).")
+        big = np.abs(vals) > MAX_FEATURE
+        if big.any():
+            r, c = np.argwhere(big)[0]
+            _check_magnitude(vals[:, [c]], f"column {num.columns[c]!r}, ")
+    return X
+
+
+def _check_X(X: Any) -> Any:
+    """Numeric arrays are checked (finite, bounded, not text); a DataFrame's numeric
+    columns too, its other columns go to the estimator unchanged."""
     if isinstance(X, (pd.DataFrame, pd.Series)):
-        return X
+        return _check_frame(X)
     from scipy import sparse
 
     if sparse.issparse(X):          # scikit-learn takes sparse rows: passed on as CSR
         if X.ndim != 2:
             raise fail("X", "a 2-dimensional sparse matrix", got=f"shape {X.shape}")
-        return sparse.csr_matrix(X)
+        X = sparse.csr_matrix(X)
+        if not np.all(np.isfinite(X.data)):
+            raise fail("X", "finite (no NaN or infinity)", got="non-finite stored values")
+        _check_magnitude(X.data, "a stored value, ")
+        return X
     arr = np.asarray(X)
-    if arr.dtype.kind in "fciub":
-        arr = check_array(arr, "X", ndim=(1, 2))
-    elif arr.ndim not in (1, 2):
-        raise fail("X", "1- or 2-dimensional", got=f"shape {arr.shape}")
+    if is_text(arr) or arr.dtype.kind not in "fciub" and not _numeric_objects(arr):
+        example = plain_value(arr.ravel()[0]) if arr.size else ""
+        raise fail("X", "numeric (an array of numbers)",
+                   got=f"text or other non-numeric values, e.g. {example!r}",
+                   remedy=_TEXT_X_REMEDY, exc=TypeError)
+    arr = check_array(arr, "X", ndim=(1, 2))
+    _check_magnitude(arr, "")
     return arr[:, None] if arr.ndim == 1 else arr
+
+
+def _numeric_objects(arr: np.ndarray) -> bool:
+    """Whether an object array holds only numbers (numpy converts them as such)."""
+    try:
+        arr.astype(float)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _check_y(y: Any, loss: Any, estimators: dict) -> np.ndarray:

@@ -21,11 +21,12 @@ from ._engine import (
     finish_variance,
     hoeffding,
     interval_data_df,
+    note_unreliable,
     run_draws,
     ustat_df,
 )
 from ._jackknife import coupling_from, jackknife_moments
-from ._results import CompareLearnersResult, skew_cap, skew_test
+from ._results import TEST_NAMES, CompareLearnersResult, skew_cap, skew_test
 from ._score import score_statistic
 
 __all__ = ["compare_learners"]
@@ -67,16 +68,18 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     X, y, train_size, loss, method, n_draws, mc_tol, max_draws, max_seconds, design,
     n_splits, loss_range, confidence_level, rng, n_jobs, progress
         As in :func:`cv_error_ci`, except that ``design`` defaults to ``"partition"``
-        (chosen by ``benchmarks/cv_coverage.py --design compare``); baselines
+        (every pair of disjoint learning sets of a partition is used); baselines
         (``"naive_t"``, ``"corrected_t"``, ``"5x2cv"`` — Dietterich's paired t test,
         ``"bayle"``, ``"nested_cv"``) use the paired split differences.
     names : (str, str), optional
         Labels of the learners (default: class names).
     interval : {"t_score", "t_skew", "t", "normal"}
-        The test and interval (default ``"t_score"``, chosen by the benchmark below).
-        ``"t_skew"`` (the default before 2026-11-26) corrects T = Θ̂/se by Cornish–Fisher
-        through Hall's cubic for the skewness of Θ̂ and its coupling ρ with V̂;
-        ``"t"`` is Θ̂ ± t_ν·se. All use the same se.
+        The test and its interval (default ``"t_score"``, see Notes). ``"t_skew"``
+        corrects T = Θ̂/se by Cornish–Fisher through Hall's cubic for the skewness of Θ̂
+        and its coupling ρ with V̂; ``"t"`` is the Wald t test, Θ̂ ± t_ν·se; ``"normal"``
+        the z test. All use the same se and ν. The result's ``statistic`` and
+        ``p_value`` belong to the chosen test (named in the summary); every test's pair
+        is in ``diagnostics`` (``statistic_<name>``, ``p_value_<name>``).
 
     Returns
     -------
@@ -88,36 +91,30 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
 
     Notes
     -----
-    Measured in ``benchmarks/cv_coverage.py --design compare`` (``benchmarks/README.md``),
-    type-I error at 5 %, fresh data sets:
+    *Degrees of freedom.* ν is the Satterthwaite df of V̂_{A−B} estimated from the
+    first-order Hoeffding terms of the difference, with the Monte-Carlo noise of the
+    draws added (:func:`ustat_df`; the same rule as :func:`cv_error_ci`). An estimated
+    data df below 4 warns and marks the result (``diagnostics["unreliable"]``).
 
-    * two classifiers that share most of their fit (nearest class mean on x₁ vs on
-      (x₁, x₂), ``--compare-design clf_asym``, n = 40, g = 10, 550 data sets): the default
-      **0.038**; before the jackknife floor the previous default had 0.073 (0.100 on
-      another 250) and a t test on V̂ alone 0.105: the difference's variance is mostly
-      second order, V̂ was ≤ 0 in 10 % of data sets and its median 0.58 × Var(Θ̂);
-    * a symmetric classification null (nearest mean on x₁ vs on x₂, 600 data sets):
-      0.018 (a t test on V̂ alone: 0.078);
-    * the training mean vs half of it (squared loss, genuine coupling ρ ≈ −0.5):
-      0.038 at n = 40, g = 10 (520 data sets), 0.039 at n = 100, g = 25 (360; a t test
-      on V̂ alone: 0.086).
+    *Why a score-type default.* The difference of two learners' losses is often a
+    second-order quantity (learners that share most of their fit): V̂ is then noisy and
+    correlated with Θ̂, and a Wald ratio Θ̂/√V̂ is heavy-tailed under H0. The score form
+    takes the variance at the hypothesised difference instead of at Θ̂. Along a
+    mean–variance relation V(θ) ≈ a − bθ² (McNemar's paired proportions are one) the
+    variance at the null is the integral of the slope of V̂ in Θ̂ from Θ̂ to 0, half the
+    endpoint slope where the slope at the null is 0; the slope is estimated by the
+    cross-half jackknife covariance ρ̂ of (Θ̂, V̂). For a studentized mean the
+    first-order Cornish–Fisher coefficient is ρ/2 − γ/6, ≈ ρ/4 for the U-statistic
+    difference (γ ≈ 3ρ/2): the same small-|u| term. The floor ½ keeps V(δ) positive
+    when ρ̂ is large.
 
-    Power, training mean vs half of it: 0.51 at 2.7 true SEs (n = 40, g = 10; previous
-    default 0.49, t 0.44), 0.86 at 2.9 SEs (n = 100, g = 25; 0.81, 0.85), and on the
-    side of the long tail 0.54 at 3.8 SEs (n = 40, g = 10; 0.63, 0.75): the floor and
-    the score form cost power there.
-
-    ``interval="t"`` (with the same floor) has more power — naive Bayes vs the majority
-    guess at 1.5 SD (n = 60, g = 15): 0.25 against the default's 0.08 (0.15 before the
-    floor); 0.69 against 0.54 on the long-tail side above — at a type-I error up to 0.060
-    (symmetric classification null).
-
-    Why half the slope: on the symmetric classification null ρ̂ tracks T (corr −0.4 to
-    −0.9; the slope of V̂ in Θ̂ of a mean–variance relation V(θ) ≈ a − bθ², as for
-    McNemar's paired proportions), and the variance at the null is the integral of
-    that slope from Θ̂ to 0 — half the endpoint slope where the slope at the null is 0.
-    For a studentized mean the first-order Cornish–Fisher coefficient is ρ/2 − γ/6,
-    ≈ ρ/4 for the U-statistic difference (γ ≈ 3ρ/2): the same small-|u| term.
+    *What the test promises.* Asymptotically (n → ∞, g fixed) every test here has
+    level α (Fuchs et al. 2013). In finite samples the score form is conservative where
+    ρ̂ and T move together and can exceed α where ρ̂ correlates positively with T;
+    ``interval="t"`` has more power and a less predictable size. The size and power
+    measured on development and fresh nulls (positively and negatively correlated
+    learners, skewed losses, nested models) are in the CV section of
+    ``benchmarks/README.md``.
 
     See Also
     --------
@@ -152,6 +149,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     se = float(np.sqrt(var))
     est_df = projection_df(acc[2], agg["theta"], g, args.y if args.loss == "auc" else None,
                            "t", args.bounds) if g > 0 else float("nan")
+    unreliable = note_unreliable(notes, est_df, "test")
     df = ustat_df(n, agg["variance"], agg["variance_mc_se"],
                   interval_data_df(n, g, est_df))
     stat = agg["theta"] / se if se > 0 else float("nan")
@@ -164,10 +162,8 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
                   "correction: it was shrunk by "
                   f"{shrink:.2f} so that the longer interval side is at most "
                   f"≈{skew_cap():.1f}× the t interval's.")
-    p_t, p_skew, p_score = (float(2 * stats.t.sf(abs(x), df)) if np.isfinite(x)
-                            else float("nan") for x in (stat, h, score_statistic(stat, rho)))
-    p = {"t_skew": p_skew, "t_score": p_score, "t": p_t}.get(
-        args.interval, float(2 * stats.norm.sf(abs(stat))))
+    tests = test_table(stat, h, score_statistic(stat, rho), df)
+    statistic, p = tests[args.interval]
     if not np.isfinite(stat):
         notes.warn(SmallSampleWarning, "the two learners' losses are identical on every "
                    "draw: the difference has zero variance and no test is possible.")
@@ -185,9 +181,11 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         n=n, df=df, call=call,
         diagnostics=dict(xi=agg["xi"], variance_a=agg_a["variance"],
                          variance_b=agg_b["variance"], data_df_estimated=est_df,
-                         data_df_calibrated=data_df(n, g), p_value_t=p_t,
-                         p_value_t_skew=p_skew, p_value_t_score=p_score,
-                         skew_shrink=shrink,
+                         data_df_calibrated=data_df(n, g),
+                         **{f"p_value_{m}": v[1] for m, v in tests.items()},
+                         **{f"statistic_{m}": v[0] for m, v in tests.items()},
+                         test=TEST_NAMES[args.interval], skew_shrink=shrink,
+                         unreliable=unreliable,
                          jackknife=dict(zip(("var_theta", "cov", "var_v"), jk,
                                             strict=True))),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"],
@@ -199,5 +197,17 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
         estimate_b=agg_b["theta"],
         std_error_a=_se(agg_a), std_error_b=_se(agg_b),
         covariance=float((agg_a["variance"] + agg_b["variance"] - agg["variance"]) / 2),
-        statistic=stat, p_value=p, names=names, loss_range=args.bounds,
+        statistic=statistic, p_value=p, names=names, loss_range=args.bounds,
         skewness=skew1, coupling=rho)
+
+
+def test_table(t: float, h: float, z: float, df: float) -> dict[str, tuple[float, float]]:
+    """(statistic, two-sided p-value) of every test, each with its own statistic: the
+    Wald t test (T against t_ν), the skewness-corrected test (h(T) against t_ν), the
+    score-type test (Z(0) against t_ν) and the z test (T against N(0, 1))."""
+    def p_t(x):
+        return float(2 * stats.t.sf(abs(x), df)) if np.isfinite(x) else float("nan")
+
+    p_z = float(2 * stats.norm.sf(abs(t))) if np.isfinite(t) else float("nan")
+    return {"t": (t, p_t(t)), "t_skew": (h, p_t(h)), "t_score": (z, p_t(z)),
+            "normal": (t, p_z)}

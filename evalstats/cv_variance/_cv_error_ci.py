@@ -22,12 +22,13 @@ from .._validation import rng_alias, seeded_rng
 from .._warnings import Notes, SmallSampleWarning
 from ._baselines import baseline_result
 from ._checks import cv_error_ci_iv
-from ._draws import projection_df, projection_skewness
+from ._draws import dominance, projection_df, projection_skewness
 from ._engine import (
     data_df,
     finish_variance,
     hoeffding,
     interval_data_df,
+    note_unreliable,
     run_draws,
     ustat_df,
 )
@@ -111,11 +112,8 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
         projection terms of the draws (``skewness``; see Notes).
         ``"auto"`` (default): ``"logit"`` for losses with a bounded range (zero-one,
         AUC, a callable with finite ``loss_range``), ``"log"`` for other non-negative
-        losses, ``"t"`` otherwise — the transformed intervals are chosen by
-        ``benchmarks/cv_coverage.py`` (see Notes). The quantile is a t quantile with the
-        Satterthwaite df of :func:`ustat_df`; its data part is the smaller of the
-        calibrated (n − 1)/3 (:func:`data_df`) and the df estimated from the draws on
-        the interval's scale (:func:`interval_data_df`; both are in ``diagnostics``).
+        losses, ``"t"`` otherwise. Every interval but ``"normal"`` uses a t quantile whose
+        degrees of freedom are those of V̂, estimated from the draws (see Notes).
     design : {"pairs", "partition"}
         One draw is a pair of disjoint random learning sets (2 fits), or a random
         partition into r = ⌊n/g⌋ learning sets (r fits and all r(r − 1)/2 disjoint pairs:
@@ -155,22 +153,45 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
         used and the result is flagged (``variance_fallback``).
     ConvergenceWarning
         ``max_draws`` or ``max_seconds`` reached before the Monte-Carlo tolerance.
+    SmallSampleWarning
+        The estimated degrees of freedom of V̂ are below 4 (``diagnostics["unreliable"]``,
+        a ``!`` in the repr): the loss is heavy-tailed for this n (a few observations
+        carry most of the variance estimate). Intervals for such losses cover less than
+        their level across data sets, and the shortfall falls on the samples that did not
+        draw the tail, so a data set without the warning from such a loss is not safe
+        either: the warning says what the data show about the loss's tail.
+    ReproducibilityWarning
+        The learner predicted differently when fitted twice on the same learning set with
+        the same seeds (randomness that ``rng`` cannot reach).
 
     Notes
     -----
-    The standard error is √(max(V̂, V̂₁) + se_MC(Θ̂)²), V̂₁ the first-order (Hájek) term
-    estimated from the same draws: Var(Θ̂) is at least its first-order term (Hoeffding
-    1948), so a V̂ below V̂₁ is raised to it (noted in the result). Θ̂ and V̂ are
-    strongly correlated for skewed losses (corr(Θ̂, √V̂) ≈ 0.75 for the squared loss of
-    a mean predictor), so a symmetric interval misses mostly below θ; the log (logit)
-    interval removes most of that. V̂ itself is noisy at small n (its data df is far
-    below n − 1 once g > 0). The df is estimated from the same draws by the delta method
-    on the first-order (Hoeffding) projections of Θ̂
-    (:func:`~evalstats.cv_variance._draws.projection_df`: 2/Var(δ log R), R the squared
-    standard error on the interval's scale; Satterthwaite 1946). That estimate rests on
-    fourth moments of the per-observation projections, which are biased low for skewed
-    losses at small n, so it is used only to *lower* the calibrated (n − 1)/3
-    (``diagnostics["data_df_estimated"]`` holds it for every scale).
+    *The interval.* On the loss's own scale f (log for non-negative losses, logit for
+    bounded ones, identity otherwise) the studentized statistic
+    (f(Θ̂) − f(θ))/(f'(Θ̂)·se), se = √(max(V̂, V̂₁) + se_MC(Θ̂)²), is referred to t_ν. V̂₁ is
+    the first-order (Hájek) term estimated from the same draws, a lower bound of
+    Var(Θ̂) (Hoeffding 1948) that V̂ is raised to when it falls below it; se_MC(Θ̂) is the
+    Monte-Carlo noise of the draws. Θ̂ and V̂ move together for skewed losses, so a
+    symmetric interval misses mostly on one side; the log (logit) scale removes much of
+    that.
+
+    *The degrees of freedom come from the data.* ν is Satterthwaite's two-moment match
+    of V̂ to a scaled χ²_ν (Satterthwaite 1946; Welch 1947), ν = 2V²/Var(V̂), with Var(V̂)
+    estimated from the first-order Hoeffding terms the draws accumulate: Θ̂ − θ ≈ Σ_k a_k
+    and V̂ ≈ Σ_k a_k², so Var(V̂) ≈ Σ_k Var(a_k²) and ν̂ = 2(Σ â_k²)²/(n·var_k(â_k²))
+    (:func:`~evalstats.cv_variance._draws.projection_df` on the t scale, the Monte-Carlo
+    noise of â_k subtracted; ``diagnostics["data_df_estimated"]["t"]``). The Monte-Carlo
+    noise of V̂ is added by the same rule (:func:`ustat_df`). It is V̂'s own df on every
+    scale: the log-scale ratio V̂/Θ̂² varies less than V̂ only because V̂ moves with Θ̂,
+    which is the coupling that makes misses one-sided, not information about Var(Θ̂).
+    For a light-tailed loss ν̂ grows like n; for a skewed one it is small and the
+    t quantile widens the interval where V̂ is unreliable. Assumptions: first-order terms
+    carry V̂'s fluctuation (higher-order U-statistic terms are treated as fixed), and the
+    sample shows the loss's tail: fourth moments of a heavy-tailed loss are biased low
+    in small samples, so ν̂ then errs high (hence the warning below 4). What the
+    interval promises: coverage 1 − α as n → ∞ for fixed g (Fuchs et al.), with the t
+    quantile as the finite-sample correction for the uncertainty of V̂; with g = 0
+    (V̂ = s²/n) ν = n − 1, the one-sample t interval.
 
     The ``"*_skew"`` intervals correct the studentized statistic for the skewness of Θ̂
     and for its coupling with V̂, to first order in the Cornish–Fisher expansion [5]_
@@ -184,11 +205,11 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     Monte-Carlo noise does not enter the covariance (:mod:`~evalstats.cv_variance._jackknife`).
     For a studentized mean ρ = γ; a U-statistic's second-order part B₃ enters them
     differently (κ₃ ≈ A₃ + 3B₃, Cov ≈ A₃ + 2B₃, A₃ the projection's third moment), so the
-    full skewness is γ̂ = (3ρ̂ − γ̂₁)/2 (derived here; on the two-learner design of the
-    benchmark it gives −0.81 where the true skewness is −0.74 and γ̂₁ is +0.12). Without
-    ρ̂ (AUC, g = 0) the correction assumes ρ = γ̂₁. They are options, not the default
-    (the default was chosen by the worst cell of the benchmark; see ``benchmarks/README.md``).
-    Coverage measured by ``benchmarks/cv_coverage.py`` is in ``benchmarks/README.md``.
+    full skewness is γ̂ = (3ρ̂ − γ̂₁)/2 (derived here, and checked against the simulated
+    skewness of Θ̂ in the benchmark). Without
+    ρ̂ (AUC, g = 0) the correction assumes ρ = γ̂₁. They are options, not the default:
+    the rule in ``benchmarks/cv_coverage.py`` chose the uncorrected interval, and the
+    measured coverage is in ``benchmarks/README.md``.
 
     References
     ----------
@@ -249,10 +270,10 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
     est_df = {m: projection_df(acc, agg["theta"], g, y01, m, args.bounds)
               for m in ("t", "log", "logit")} if g > 0 else {}
     skew = projection_skewness(acc, agg["theta"], g, y01)
-    scale = "t" if interval == "normal" else interval.removesuffix("_skew")
+    nu_v = est_df.get("t", float("nan"))     # the Satterthwaite df of V̂ (data part)
+    unreliable = note_unreliable(notes, nu_v)
     df = None if interval == "normal" else ustat_df(
-        n, agg["variance"], agg["variance_mc_se"],
-        interval_data_df(n, g, est_df.get(scale, float("nan"))))
+        n, agg["variance"], agg["variance_mc_se"], interval_data_df(n, g, nu_v))
     jk = jackknife_moments(acc[6:], g)
     hb, hn = hoeffding(args.bounds, agg["variance"], args.mc_tol, agg["n_draws"])
     call = ustat_call("cv_error_ci", args, seed,
@@ -263,7 +284,9 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
         term="auc" if args.loss == "auc" else "expected loss", n=n, n_unit="observations",
         df=df, call=call, diagnostics=dict(xi=agg["xi"], kernel_variance=agg["kernel_variance"],
                          jackknife=dict(zip(("var_theta", "cov", "var_v"), jk, strict=True)),
-                         data_df_estimated=est_df, data_df_calibrated=data_df(n, g)),
+                         data_df_estimated=est_df, data_df_calibrated=data_df(n, g),
+                         dominance=dominance(acc, agg["theta"], g, y01) if g > 0 else
+                         float("nan"), unreliable=unreliable),
         notes=notes.as_tuple(), train_size=g, loss=call["loss"], interval_method=interval,
         variance_estimate=agg["variance"], variance_mc_se=agg["variance_mc_se"],
         mc_se=agg["mc_se"], leading_variance=v1, n_draws=agg["n_draws"],

@@ -32,10 +32,11 @@ import numpy as np
 
 from .._validation import fail
 from ._jackknife import JK_ROWS, jk_fit, jk_pair
+from ._seeding import FitSeeder, seeded_clone
 
 __all__ = ["ACC_ROWS", "BUILTIN_LOSSES", "DrawTask", "aggregate", "fit_predict", "case_losses",
            "single_threaded", "leading_variance", "projection_terms", "projection_df",
-           "projection_skewness"]
+           "projection_skewness", "dominance"]
 
 #: declared ranges of the built-in losses (``auc`` is a score, higher is better)
 BUILTIN_LOSSES = {"zero_one": (0.0, 1.0), "squared": (0.0, np.inf), "log": (0.0, np.inf),
@@ -145,16 +146,16 @@ def take(X, idx):
     return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
 
 
-def _fit(estimator, X, y, idx, loss):
-    """A clone of ``estimator`` fitted on ``idx`` (``g = 0``: the estimator as given)."""
+def _fit(estimator, X, y, idx, loss, params: dict | None = None, template: bool = False):
+    """A clone of ``estimator`` fitted on ``idx`` (``g = 0``: the estimator as given);
+    ``params`` are the fit's random states (:class:`~._seeding.FitSeeder`); ``template``:
+    ``estimator`` is an unfitted clone made once per task (:func:`~._seeding.seeded_clone`)."""
     if len(idx) == 0:
         return estimator
-    from sklearn.base import clone
-
     ytr = y[idx]
     if np.all(ytr == ytr[0]) and substitutes_constant(estimator, loss):
         return _Constant(ytr[0])
-    return clone(estimator).fit(take(X, idx), ytr)
+    return seeded_clone(estimator, params or {}, template).fit(take(X, idx), ytr)
 
 
 def _positive_score(model, X):
@@ -198,9 +199,9 @@ def auc_matrix(model, X, y) -> np.ndarray:
     return (sp > sn) + 0.5 * (sp == sn)
 
 
-def fit_predict(estimator, X, y, train, test, loss):
+def fit_predict(estimator, X, y, train, test, loss, params: dict | None = None):
     """Fit on ``train``; per-case losses (or the AUC kernel matrix) on ``test``."""
-    model = _fit(estimator, X, y, train, loss)
+    model = _fit(estimator, X, y, train, loss, params)
     if loss == "auc":
         return auc_matrix(model, take(X, test), y[test])
     return case_losses(model, take(X, test), y[test], loss)
@@ -253,7 +254,7 @@ class DrawTask:
         """Jackknife rows of stream k (None for the AUC and for g = 0)."""
         return None if acc is None or self.loss == "auc" or not self.g else acc[k, 6:]
 
-    def _one_partition(self, perm, acc=None, half=0):
+    def _one_partition(self, perm, acc=None, half=0, seeder=None, models=None):
         """One random partition into r = ⌊n/g⌋ learning sets: r fits per learner and all
         r(r − 1)/2 disjoint pairs (every block and every pair of blocks is marginally a
         uniform draw, so the sums stay unbiased; quadratic yield of pairs per fit)."""
@@ -265,9 +266,12 @@ class DrawTask:
             member[b] = k
         outs = [np.flatnonzero(member != k) for k in range(r)]
         vals = []
-        for est in self.estimators:
-            vals.append([_values(_fit(est, self.X, self.y, b, self.loss), self.X, self.y,
-                                 o, self.loss) for b, o in zip(blocks, outs, strict=True)])
+        tmpl, models = models is not None, self.estimators if models is None else models
+        for e, est in enumerate(models):
+            params = seeder.params(e) if seeder is not None else None
+            vals.append([_values(_fit(est, self.X, self.y, b, self.loss, params, tmpl),
+                                 self.X, self.y, o, self.loss)
+                         for b, o in zip(blocks, outs, strict=True)])
         if len(vals) == 2:
             vals.append([a - b for a, b in zip(vals[0], vals[1], strict=True)])
         ys = [self.y[o] for o in outs]
@@ -298,7 +302,7 @@ class DrawTask:
             row += [t_sum, q_sum, x_sum]
         return [t_cnt, x_cnt] + row
 
-    def _one(self, perm, acc=None, half=0):
+    def _one(self, perm, acc=None, half=0, seeder=None, models=None):
         n, g = len(self.y), self.g
         L1, L2 = perm[:g], perm[g:2 * g]
         in1 = np.zeros(n, bool)
@@ -308,9 +312,11 @@ class DrawTask:
         out1, out2 = np.flatnonzero(~in1), np.flatnonzero(~in2)
         rest1, rest2 = ~in2[out1], ~in1[out2]
         vals = []
-        for est in self.estimators:
-            m1 = _fit(est, self.X, self.y, L1, self.loss)
-            m2 = m1 if g == 0 else _fit(est, self.X, self.y, L2, self.loss)
+        tmpl, models = models is not None and g > 0, self.estimators if models is None else models
+        for e, est in enumerate(models):
+            p1, p2 = (seeder.params(e), seeder.params(e)) if seeder is not None else (None, None)
+            m1 = _fit(est, self.X, self.y, L1, self.loss, p1, tmpl)
+            m2 = m1 if g == 0 else _fit(est, self.X, self.y, L2, self.loss, p2, tmpl)
             vals.append((_values(m1, self.X, self.y, out1, self.loss),
                          _values(m2, self.X, self.y, out2, self.loss)))
         if len(vals) == 2:
@@ -340,8 +346,11 @@ class DrawTask:
         with single_threaded(), np.errstate(over="ignore", invalid="ignore"):
             one = self._one_partition if self.design == "partition" and self.g else self._one
             count = self.n_draws + (1 if self.offset + i < self.n_plus else 0)
-            rows = np.array([one(rng.permutation(n), acc, j % 2) for j in range(count)],
-                            float)
+            seeder = FitSeeder(self.estimators, rng)   # does not advance rng's stream
+            models = (self.estimators if self.g == 0 else  # unfitted clones, copied per fit
+                      [seeded_clone(e, {}) for e in self.estimators])
+            rows = np.array([one(rng.permutation(n), acc, j % 2, seeder, models)
+                             for j in range(count)], float)
         return rows, acc
 
 
@@ -539,3 +548,21 @@ def projection_skewness(acc: np.ndarray, theta: float, g: int,
         k2 += m / (m - 1) * float((ak * ak - nu).sum())
         k3 += m * m / ((m - 1) * (m - 2)) * float((ak ** 3 - 3 * ak * nu).sum())
     return float(k3 / k2 ** 1.5) if k2 > 0 else float("nan")
+
+
+def dominance(acc: np.ndarray, theta: float, g: int, y: np.ndarray | None) -> float:
+    r"""Largest share of the first-order variance Σ_k â_k² carried by one observation.
+
+    With Θ̂ − θ ≈ Σ_k a_k (:func:`projection_terms`), observation k carries the share
+    w_k = â_k²/Σ_j â_j² of the first-order (Hájek) variance (Monte-Carlo noise of â_k
+    subtracted, negative parts set to 0). ``max_k w_k > 1/2`` means that one observation
+    carries more of the variance than all the others together: the normal approximation of
+    Θ̂ then rests on a single summand. NaN when the terms are unavailable.
+    """
+    terms = projection_terms(acc, theta, g, y)
+    if terms is None:
+        return float("nan")
+    a, noise, _ = terms
+    w = np.maximum(a * a - noise, 0.0)
+    total = w.sum()
+    return float(w.max() / total) if total > 0 else float("nan")

@@ -6,7 +6,8 @@ r"""The U-statistic engine: draws with a stopping rule, variance, fallback and d
   max(V̂, V₁) + se_MC(Θ̂)² when V̂ > 0; else the leading (Hájek) term V₁ from the same draws; else
   the conservative bound.
 * :func:`ustat_df` gives the Satterthwaite degrees of freedom of the variance estimate
-  (data part :func:`data_df`).
+  (data part :func:`interval_data_df`, estimated from the draws); :func:`note_unreliable`
+  flags a result whose estimated data df is small.
 """
 
 from __future__ import annotations
@@ -18,16 +19,27 @@ import numpy as np
 
 from .._parallel import map_replicates
 from .._progress import progress_bar
-from .._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes
+from .._warnings import ConvergenceWarning, NegativeVarianceWarning, Notes, SmallSampleWarning
 from ._checks import check_loss_values
-from ._draws import ACC_ROWS, DrawTask, aggregate, leading_variance, note_single_class
+from ._draws import (
+    ACC_ROWS,
+    DrawTask,
+    aggregate,
+    fit_predict,
+    leading_variance,
+    note_single_class,
+)
+from ._seeding import trial_fits
 
 __all__ = ["run_draws", "finish_variance", "ustat_df", "data_df", "interval_data_df",
-           "hoeffding", "DF_RULE"]
+           "note_unreliable", "hoeffding", "DF_RULE", "UNRELIABLE_DF"]
 
-#: how the data df of the interval is chosen (see :func:`interval_data_df`); picked by the
-#: worst cell of ``benchmarks/cv_coverage.py``
-DF_RULE = "min"
+#: how the data df of the interval is chosen (see :func:`interval_data_df`)
+DF_RULE = "estimated"
+#: below this estimated df of V̂ a result is flagged unreliable (:func:`note_unreliable`):
+#: with ν < 4 the χ²_ν/ν law of V̂/V gives the standard error a 95 % range wider than
+#: 0.35–1.67 times its value (a factor of two either way)
+UNRELIABLE_DF = 4.0
 #: raise V̂ to its estimated leading term V̂₁ when it is below it (see :func:`finish_variance`)
 LEADING_TERM_FLOOR = True
 
@@ -40,6 +52,7 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
     notes = Notes()
     n, g = len(args.y), args.g
     note_single_class(notes, args.y, g, args.loss, estimators)
+    trial_fits(estimators, learner_names(estimators), args, g, notes, fit_predict)
     n_streams = 3 if len(estimators) == 2 else 1
     rows = np.empty((0, 2 + 3 * n_streams))
     acc = np.zeros((n_streams, ACC_ROWS, n))
@@ -91,6 +104,11 @@ def run_draws(estimators, args, rng, n_jobs, progress, stream):
                    f"({args.mc_tol * agg['variance']:.3g}) after max_draws = {rows.shape[0]} "
                    "draws.")
     return rows, acc, agg, notes
+
+
+def learner_names(estimators) -> list[str]:
+    """The argument names of the learners (for messages)."""
+    return ["estimator"] if len(estimators) == 1 else ["est_a", "est_b"]
 
 
 def finish_variance(agg, acc_stream, args, notes,
@@ -163,19 +181,13 @@ def finish_variance(agg, acc_stream, args, notes,
 
 
 def data_df(n: int, g: int) -> float:
-    r"""Calibrated data degrees of freedom of V̂/Θ̂² (before Monte-Carlo noise).
+    r"""The calibrated data degrees of freedom (n − 1)/3 of the earlier default.
 
-    With g = 0, V̂ = s²/n exactly and has n − 1 degrees of freedom. For g ≥ 1 we use
-    ν_data = (n − 1)/3 (≈ 10 at n = 30, 33 at n = 100). It is the first-order
-    (Hoeffding-projection) delta-method value of the log-scale df in the closed-form
-    mean-predictor design: with ψ_k = (1 + 1/g)(y_k² − 1) the projection of Θ̂ and
-    Θ = 1 + 1/g, 2nσ⁴/Var(ψ² − 2σ²ψ/Θ) = n/3 (χ²₁ central moments 2, 8, 60;
-    :func:`~evalstats.cv_variance._draws.projection_df` computes the same quantity from
-    the draws). Measured there (``benchmarks/cv_coverage.py``, 200 data sets per cell),
-    2/Var(log(V̂/Θ̂²)) is 12–34 for n = 30–100; 2V²/Var(V̂) on the t scale only 3.6–13.5.
-    The squared loss of a Gaussian response is a heavy-tailed case, so the value is
-    conservative for bounded losses. :func:`interval_data_df` lowers it when the
-    estimate from the draws is smaller.
+    With g = 0, V̂ = s²/n exactly and has n − 1 degrees of freedom. For g ≥ 1, (n − 1)/3 is
+    the first-order log-scale df of V̂/Θ̂² in the mean-predictor design with a *Gaussian*
+    outcome (ψ_k = (1 + 1/g)(y_k² − 1), χ²₁ central moments 2, 8, 60): a constant derived
+    for one outcome law, kept for ``interval_data_df(rule="calibrated" | "min")``. The
+    default df is estimated from the data (:func:`interval_data_df`).
     """
     if g == 0:
         return float(n - 1)
@@ -183,16 +195,27 @@ def data_df(n: int, g: int) -> float:
 
 
 def interval_data_df(n: int, g: int, estimated: float, rule: str | None = None) -> float:
-    r"""Data df of the interval: calibrated, estimated from the draws, or the smaller.
+    r"""Data degrees of freedom of the interval.
 
-    ``estimated`` is :func:`~evalstats.cv_variance._draws.projection_df` on the
-    interval's scale. Every estimate of Var(V̂) from the same data is a fourth-moment
-    estimate, and sample fourth moments of skewed losses are biased *low* at small n
-    (median sample kurtosis far below the true one), so the estimated df is biased high:
-    measured on the mean design (squared loss) its median is 34 at n = 30 where the true
-    log-scale df is ≈ 14 and the first-order value n/3. ``rule="min"`` (default) therefore
-    uses the estimate only to *lower* the calibrated (n − 1)/3 when the draws show heavier
-    tails; ``"estimated"`` uses it alone (floored at 2), ``"calibrated"`` ignores it.
+    The default (``rule="estimated"``) is ``estimated``, the Satterthwaite df of V̂
+    estimated from the draws (:func:`~evalstats.cv_variance._draws.projection_df` on the
+    t scale), floored at 2:
+
+    .. math:: \hat
+u = rac{2\hat V_1^2}{\widehat{\mathrm{Var}}(\hat V)}
+              = rac{2\,(\sum_k \hat a_k^2)^2}{n\,\widehat{\mathrm{var}}_k(\hat a_k^2)},
+
+    the two-moment (χ²_ν/ν) match of V̂'s law (Satterthwaite 1946; Welch 1947) with
+    Var(V̂) from the first-order Hoeffding terms: Θ̂ − θ ≈ Σ_k a_k and V̂ ≈ Σ_k a_k², so
+    Var(V̂) ≈ Σ_k Var(a_k²). It is the df of V̂ whatever the scale of the interval: on
+    the log (logit) scale V̂/Θ̂² varies less than V̂ only because V̂ moves with Θ̂, and
+    that coupling is what makes a skewed loss's misses one-sided, not information about
+    Var(Θ̂). Fourth moments of heavy-tailed losses are biased low in small samples, so
+    ν̂ errs high there; ν̂ < :data:`UNRELIABLE_DF` flags the result. The floor: below 2
+    the t law has no variance. With g = 0 (V̂ = s²/n): n − 1.
+
+    ``"calibrated"``: (n − 1)/3 (:func:`data_df`); ``"min"``: the smaller of the two (the
+    earlier default, which passed the estimate on the interval's scale).
     """
     rule = DF_RULE if rule is None else rule
     cal = data_df(n, g)
@@ -200,6 +223,20 @@ def interval_data_df(n: int, g: int, estimated: float, rule: str | None = None) 
         return cal
     est = max(2.0, float(estimated))
     return est if rule == "estimated" else min(cal, est)
+
+
+def note_unreliable(notes, estimated: float, what: str = "interval") -> bool:
+    """Flag (warn, and return True) when the estimated data df ν̂ of V̂ is below
+    :data:`UNRELIABLE_DF`."""
+    if not (np.isfinite(estimated) and estimated < UNRELIABLE_DF):
+        return False
+    notes.warn(SmallSampleWarning,
+               f"the variance estimate has only {estimated:.2g} degrees of freedom (below "
+               f"{UNRELIABLE_DF:g}): its standard error is uncertain by a factor of two "
+               "either way, and the losses' tail (a few observations carry most of the "
+               f"variance) is not resolved at this sample size; the {what} is unreliable. "
+               "More observations, or a loss with lighter tails, help.")
+    return True
 
 
 def ustat_df(n: int, variance: float, variance_mc_se: float,

@@ -29,12 +29,20 @@ from scipy import stats
 from .._result import ConfidenceInterval, EvalResult, _get_ax, critical_value, wald_interval
 from ._score import score_limits
 
-__all__ = ["CVErrorResult", "CompareLearnersResult", "INTERVAL_METHODS", "transformed_ok",
+__all__ = ["CVErrorResult", "CompareLearnersResult", "INTERVAL_METHODS", "TEST_NAMES",
+           "transformed_ok",
            "skew_shift", "skew_limits", "skew_shrink", "skew_statistic", "skew_terms",
            "skew_test", "skew_cap", "SKEW_CUBIC_FLOOR"]
 
 #: interval methods of a single learner's result (first: the class default)
 INTERVAL_METHODS = ("t", "log", "logit", "normal", "t_skew", "log_skew", "logit_skew")
+#: the test that goes with each interval of ``compare_learners`` (statistic and p-value)
+TEST_NAMES = {
+    "t": "Wald t test: T = (Θ̂_A − Θ̂_B)/se against t(df)",
+    "t_score": "score-type test: Z = T/√max(1 − ρ̂T/2, ½) against t(df)",
+    "t_skew": "skewness-corrected t test: h(T) (Hall's cubic) against t(df)",
+    "normal": "Wald z test: T = (Θ̂_A − Θ̂_B)/se against N(0, 1)",
+}
 
 
 def _clip(lo, hi, bounds) -> ConfidenceInterval:
@@ -381,7 +389,8 @@ class CVErrorResult(EvalResult):
                     leading_variance=self.leading_variance, df=self.df,
                     n_draws=self.n_draws, n_fits=self.n_fits,
                     variance_fallback=self.variance_fallback, skewness=self.skewness,
-                    coupling=self.coupling)
+                    coupling=self.coupling,
+                    unreliable=bool(self.diagnostics.get("unreliable", False)))
 
     def _title(self) -> str:
         return f"Expected {'AUC' if self.loss == 'auc' else 'loss'} of a learner (θ(g))"
@@ -472,7 +481,7 @@ class CompareLearnersResult(CVErrorResult):
 
     def _tidy_rows(self, level: float, method: str) -> list[dict[str, Any]]:
         rows = super()._tidy_rows(level, method)
-        rows[0].update(statistic=self.statistic, p_value=self._p_value_of(method))
+        rows[0].update(statistic=self._test_of(method)[0], p_value=self._test_of(method)[1])
         for name, est, se in ((self.names[0], self.estimate_a, self.std_error_a),
                               (self.names[1], self.estimate_b, self.std_error_b)):
             lo, hi = _clip(*wald_interval(est, se, level, self.df), self.loss_range)
@@ -481,15 +490,18 @@ class CompareLearnersResult(CVErrorResult):
                              method=self.method, statistic=np.nan, p_value=np.nan))
         return rows
 
-    def _p_value_of(self, method: str) -> float:
-        """The p-value of the test that goes with interval ``method`` (the stored one for
-        ``interval_method``): a t interval beside the score test's p-value disagreed on
-        significance (interval excluding 0, p = 0.10)."""
+    def _test_of(self, method: str) -> tuple[float, float]:
+        """(statistic, p-value) of the test that goes with interval ``method`` (the stored
+        pair for ``interval_method``): a statistic and a p-value of different tests must
+        never share a row (a Wald ratio beside a score p-value disagreed on significance)."""
         if not method or method == self.interval_method:
-            return self.p_value
+            return self.statistic, self.p_value
+        d = self.diagnostics
+        stat = d.get(f"statistic_{method}", self.statistic if method in ("t", "normal")
+                     else float("nan"))
         if method == "normal":
-            return float(2 * stats.norm.sf(abs(self.statistic)))
-        return float(self.diagnostics.get(f"p_value_{method}", float("nan")))
+            return stat, float(2 * stats.norm.sf(abs(stat)))
+        return stat, float(d.get(f"p_value_{method}", float("nan")))
 
     def _interval(self, level: float, method: str) -> ConfidenceInterval:
         q = critical_value(level, self.df)
@@ -526,5 +538,7 @@ class CompareLearnersResult(CVErrorResult):
 
     def _header(self) -> dict[str, Any]:
         hdr = super()._header()
-        hdr["p-value (H0: equal expected loss)"] = self.p_value
+        hdr["Test of H0: equal expected loss"] = TEST_NAMES.get(self.interval_method,
+                                                                 self.interval_method)
+        hdr["Statistic / p-value"] = f"{self.statistic:.4g} / {self.p_value:.4g}"
         return hdr
