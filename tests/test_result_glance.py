@@ -22,7 +22,6 @@ SHARED = {"method", "confidence_level"}
 
 PENDING = {
     ("ActiveEstimate", "repeat"): "glance repeats tidy's defined/zero_width",
-    ("CompareLearnersResult", "repeat"): "glance repeats tidy's statistic/p_value",
     ("Proposal", "repeat"): "glance repeats tidy's kind/epsilon/variances",
 }
 

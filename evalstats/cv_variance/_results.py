@@ -523,7 +523,9 @@ class CompareLearnersResult(CVErrorResult):
 
     def _glance_extra(self) -> dict[str, Any]:
         out = super()._glance_extra()
-        out.update(statistic=self.statistic, p_value=self.p_value, covariance=self.covariance)
+        # the statistic and p-value are the difference term's columns in tidy(); glance
+        # names the test they belong to
+        out.update(test=self.interval_method, covariance=self.covariance)
         return out
 
     def _title(self) -> str:
