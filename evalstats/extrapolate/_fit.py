@@ -277,7 +277,7 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
                          monotone_density: bool = False, n_subsamples: int = 40,
                          n_models: int | None = None, confidence_level: float = 0.95,
                          n_jobs: int | None = None,
-                         progress: bool | None = False,
+                         progress: bool | None = None,
                          curve_weights: str = "equal") -> AccuracyExtrapolation:
     r"""Predict the expected accuracy on ``k2 > k1`` classes from a ``k1``-class score matrix.
 
@@ -375,7 +375,8 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
         least squares; ``"gls"`` by generalised least squares with a Ledoit-Wolf-shrunken
         covariance of the correlated ATA_k (:mod:`._gls`).
     n_jobs, progress
-        Passed to :func:`evalstats._parallel.map_replicates`: the subsamples are fitted in
+        Passed to :func:`evalstats._parallel.map_replicates` (``progress=None`` shows a bar
+        once the loop is long and tqdm is installed): the subsamples are fitted in
         parallel, bit-identically for any ``n_jobs`` with process backends (the default);
         under joblib's *threading* backend the cvxpy-based methods (``"pseudolikelihood"``,
         ``"polynomial"``, ``"npmle"``) may differ in the 5th-6th digit (cvxpy is not

@@ -194,7 +194,7 @@ class AccuracyExtrapolation(EvalResult):
         inside = ks <= self.k1
         obs[inside] = self.ata[ks[inside] - 2]
         pr.insert(1, "observed", obs)
-        out.append(("Accuracy curve (observed = unbiased ATA_k)", pr))
+        out.append(("Accuracy curve (observed: the unbiased k-class accuracy of the data)", pr))
         return out
 
     def plot(self, ax=None, **kwargs):
@@ -206,7 +206,7 @@ class AccuracyExtrapolation(EvalResult):
         ax.fill_between(ks, pr.conf_low, pr.conf_high, color="C0", alpha=0.25,
                         label=f"{100 * self.confidence_level:g}% band (classes + model)")
         ax.plot(ks, pr.accuracy, color="C0", label=f"{self.method} fit", **kwargs)
-        ax.plot(np.arange(2, self.k1 + 1), self.ata, "k.", ms=3, label="unbiased ATA_k")
+        ax.plot(np.arange(2, self.k1 + 1), self.ata, "k.", ms=3, label="observed (unbiased k-class accuracy)")
         ax.axvline(self.k1, color="grey", ls=":", lw=1)
         ax.set_xscale("log")
         ax.set_xlabel("number of classes k")
