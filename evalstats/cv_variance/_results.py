@@ -36,6 +36,13 @@ __all__ = ["CVErrorResult", "CompareLearnersResult", "INTERVAL_METHODS", "TEST_N
 
 #: interval methods of a single learner's result (first: the class default)
 INTERVAL_METHODS = ("t", "log", "logit", "normal", "t_skew", "log_skew", "logit_skew")
+#: the summary's words for each ``method`` value
+_METHOD_WORDS = {"ustat": "U-statistic variance (ustat)",
+                 "naive_t": "naive CV t (naive_t)",
+                 "corrected_t": "Nadeau-Bengio corrected t (corrected_t)",
+                 "5x2cv": "Dietterich 5x2cv t (5x2cv)",
+                 "bayle": "Bayle et al. CV interval (bayle)",
+                 "nested_cv": "nested CV (nested_cv)"}
 #: the test that goes with each interval of ``compare_learners`` (statistic and p-value)
 TEST_NAMES = {
     "t": "Wald t test: T = (Θ̂_A − Θ̂_B)/se against t(df)",
@@ -397,6 +404,7 @@ class CVErrorResult(EvalResult):
 
     def _header(self) -> dict[str, Any]:
         hdr = super()._header()
+        hdr["Method"] = _METHOD_WORDS.get(self.method, self.method)
         hdr["Learning-set size g"] = self.train_size
         hdr["Loss"] = self.loss
         hdr["Interval"] = self.interval_method if self.df is None else (
