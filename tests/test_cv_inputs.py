@@ -63,7 +63,7 @@ def test_call_records_seed_and_draws_and_max_seconds_stops(data):
     X, y = data
     res = cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared", n_draws=20,
                       mc_tol=None)
-    assert isinstance(res.call["rng"], int) and res.call["draws_used"] == 20
+    assert isinstance(res.call["rng"], int) and res.n_draws == 20
     again = cv_error_ci(LinearRegression(), X, y, train_size=5, loss="squared", n_draws=20,
                         mc_tol=None, rng=res.call["rng"])
     assert again.estimate == res.estimate  # the recorded seed reproduces the result

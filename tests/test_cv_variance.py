@@ -279,7 +279,7 @@ def test_intervals_and_result_api(rng):
     assert res2.hoeffding_bound == pytest.approx(min(1, 2 * np.exp(-delta ** 2 * 400 / 2)))
     assert res2.hoeffding_draws == np.ceil(2 * np.log(2 / 0.05) / delta ** 2)
     assert "Draws / fits" in res.summary().as_text()
-    assert res.call["rng"] == 0 and res.call["draws_used"] == 400
+    assert res.call["rng"] == 0 and res.n_draws == 400
     ax = res.plot()
     assert "error rate" in ax.get_xlabel()
     auc = cv_error_ci(Centroid(), X, y, train_size=10, loss="auc", n_draws=100,

@@ -174,7 +174,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
 
     hb, hn = hoeffding(args.bounds, agg["variance"], args.mc_tol, agg["n_draws"])
     call = ustat_call("compare_learners", args, seed,
-                      dict(interval=args.interval, draws_used=agg["n_draws"]))
+                      dict(interval=args.interval))
     return CompareLearnersResult(
         estimate=agg["theta"], std_error=se, confidence_level=args.confidence_level,
         method="ustat", term=f"difference in {'auc' if args.loss == 'auc' else 'expected loss'}",

@@ -277,7 +277,7 @@ def _ustat_result(args, agg, acc, notes: Notes, seed) -> CVErrorResult:
     jk = jackknife_moments(acc[6:], g)
     hb, hn = hoeffding(args.bounds, agg["variance"], args.mc_tol, agg["n_draws"])
     call = ustat_call("cv_error_ci", args, seed,
-                      dict(interval=interval, draws_used=agg["n_draws"]))
+                      dict(interval=interval))
     return CVErrorResult(
         estimate=agg["theta"], std_error=float(np.sqrt(var)),
         confidence_level=args.confidence_level, method="ustat",
