@@ -432,16 +432,20 @@ class CVErrorResult(EvalResult):
         if self.split_scores is not None:
             s = np.asarray(self.split_scores, float).ravel()
             ax.plot(s, np.zeros_like(s), "|", ms=20, color="grey", label="split scores")
-        for k, lev in enumerate((0.8, 0.9, 0.95, 0.99)):
+        levels = (0.8, 0.9, 0.95, 0.99)
+        color = kwargs.pop("color", "C0")
+        for k, lev in enumerate(levels):
             lo, hi = self.conf_int(lev)
-            ax.plot([lo, hi], [k + 1, k + 1], lw=3, **kwargs)
-            ax.text(hi, k + 1, f" {100 * lev:g}%", va="center")
+            ax.plot([lo, hi], [k + 1, k + 1], lw=3, color=color, alpha=0.45 + 0.15 * k,
+                    solid_capstyle="butt", **kwargs)
         ax.axvline(self.estimate, color="k", ls="--", lw=1, label=f"estimate {self.estimate:.3g}")
         self._decorate(ax)
-        ax.set_yticks([])
+        ax.set_yticks(range(1, len(levels) + 1), [f"{100 * lev:g}%" for lev in levels])
+        ax.set_ylim(0.3 if self.split_scores is None else -0.7, len(levels) + 1.2)
+        ax.set_ylabel("confidence level of the interval")
         ax.set_xlabel(self._axis_label())
         ax.set_title(f"{self._title()}, g = {self.train_size}, {self.method}")
-        ax.legend(frameon=False, loc="lower right")
+        ax.legend(frameon=False, loc="upper left", fontsize="small", ncols=2)
         return ax
 
     def _decorate(self, ax) -> None:
