@@ -396,7 +396,7 @@ def leading_variance(acc: np.ndarray, theta: float, g: int, y: np.ndarray | None
     − θ (k in the learning set) are estimated by the per-observation means of the draws;
     the first-order projection of the symmetrised kernel is (t_k + g·l_k)/m, so
 
-    .. math:: V_1 = rac{1}{n}\,\widehat{\mathrm{Var}}_k(t_k + g\,l_k)
+    .. math:: V_1 = \frac{1}{n}\,\widehat{\mathrm{Var}}_k(t_k + g\,l_k)
 
     with the Monte-Carlo noise of the per-observation means subtracted (Hoeffding 1948;
     Fuchs et al. 2013, ``zeta1.R``). For the AUC (``y`` given) the test-case terms are

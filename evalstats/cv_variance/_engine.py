@@ -201,9 +201,8 @@ def interval_data_df(n: int, g: int, estimated: float, rule: str | None = None) 
     estimated from the draws (:func:`~evalstats.cv_variance._draws.projection_df` on the
     t scale), floored at 2:
 
-    .. math:: \hat
-u = rac{2\hat V_1^2}{\widehat{\mathrm{Var}}(\hat V)}
-              = rac{2\,(\sum_k \hat a_k^2)^2}{n\,\widehat{\mathrm{var}}_k(\hat a_k^2)},
+    .. math:: \hat\nu = \frac{2\hat V_1^2}{\widehat{\mathrm{Var}}(\hat V)}
+              = \frac{2\,(\sum_k \hat a_k^2)^2}{n\,\widehat{\mathrm{var}}_k(\hat a_k^2)},
 
     the two-moment (χ²_ν/ν) match of V̂'s law (Satterthwaite 1946; Welch 1947) with
     Var(V̂) from the first-order Hoeffding terms: Θ̂ − θ ≈ Σ_k a_k and V̂ ≈ Σ_k a_k², so

@@ -320,8 +320,9 @@ def extrapolate_accuracy(scores: Any, y: Any, method: str = DEFAULT_METHOD, *,
     y : array_like, shape (n,)
         True class of each test point: a column index of ``scores``, or any label together
         with ``classes`` (or with a DataFrame ``scores`` whose columns name the classes).
-    method : {"regression", "two_param", "polynomial", "pseudolikelihood", "npmle", "hd", \
-"kde", "naive"}
+    method : str
+        One of ``"regression"``, ``"two_param"``, ``"polynomial"``, ``"pseudolikelihood"``,
+        ``"npmle"``, ``"hd"``, ``"kde"``, ``"naive"``.
         ``"regression"`` (default): ClassExReg, above. ``"two_param"``:
         :math:`\Phi^{-1}(U^*)\sim N(\mu, \tau^2)`, two parameters by least squares to the
         ATA curve (the two-parameter family of JMLR sec. 6; :mod:`._normal`).
