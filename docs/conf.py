@@ -62,7 +62,12 @@ nb_execution_in_temp = True
 nb_merge_streams = True
 myst_enable_extensions = ["dollarmath"]
 os.environ.setdefault("EVALSTATS_VIGNETTE_FAST", "1")
-os.environ.setdefault("MPLBACKEND", "Agg")
+# executed vignettes show their figures inline (the kernels inherit this environment)
+try:
+    import matplotlib_inline  # noqa: F401
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+except ImportError:
+    os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("TQDM_DISABLE", "1")
 
 

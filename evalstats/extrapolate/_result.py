@@ -206,7 +206,8 @@ class AccuracyExtrapolation(EvalResult):
         ax.fill_between(ks, pr.conf_low, pr.conf_high, color="C0", alpha=0.25,
                         label=f"{100 * self.confidence_level:g}% band (classes + model)")
         ax.plot(ks, pr.accuracy, color="C0", label=f"{self.method} fit", **kwargs)
-        ax.plot(np.arange(2, self.k1 + 1), self.ata, "k.", ms=3, label="observed (unbiased k-class accuracy)")
+        ax.plot(np.arange(2, self.k1 + 1), self.ata, "k.", ms=3,
+                label="observed (unbiased k-class accuracy)")
         ax.axvline(self.k1, color="grey", ls=":", lw=1)
         ax.set_xscale("log")
         ax.set_xlabel("number of classes k")
