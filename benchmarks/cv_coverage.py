@@ -59,7 +59,7 @@ from _runs import output_dir, pooled_runs_parser  # noqa: E402
 from cv_designs import dev_family, fresh_family  # noqa: E402
 
 from evalstats.cv_variance import cv_error_ci  # noqa: E402
-from evalstats.cv_variance._engine import ustat_df  # noqa: E402
+from evalstats.cv_variance._engine import interval_data_df, ustat_df  # noqa: E402
 from evalstats.cv_variance._results import CVErrorResult  # noqa: E402
 
 #: (interval, df rule) of every candidate; "auto" = the loss's own scale (log/logit)
@@ -77,11 +77,12 @@ def _cell_key(key) -> str:
 
 def _df_of(u, rule: str) -> float:
     """The df of candidate rule ``rule`` from one result's ingredients."""
-    if rule == "cal":
-        return u.df
     est = u.diagnostics["data_df_estimated"]
     scale = "t" if rule == "nuV" else u.interval_method.removesuffix("_skew")
     data = est.get(scale, np.nan)
+    if rule == "cal":     # the earlier default: min((n - 1)/3, the interval scale's df)
+        return ustat_df(u.n, u.variance_estimate, u.variance_mc_se,
+                        interval_data_df(u.n, u.train_size, float(data), "min"))
     if not np.isfinite(data):
         return u.df
     return ustat_df(u.n, u.variance_estimate, u.variance_mc_se, max(2.0, float(data)))
