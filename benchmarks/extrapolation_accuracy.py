@@ -42,6 +42,9 @@ import evalstats as es
 from evalstats.extrapolate import METHOD_NAMES, average_accuracy, extrapolate_accuracy
 from evalstats.extrapolate.scores import nearest_neighbour_scores, omniglot_scores
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from extrapolation_families import letter_split  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "extrapolation_accuracy.csv"
 RATIOS = (2, 4, 10)
@@ -87,16 +90,7 @@ def omniglot_setting(reps: int, seed: int):
 
 
 def letter_setting(reps: int, seed: int):
-    df = es.datasets.load("letter")
-    X = df.drop(columns="letter").to_numpy(float)
-    y_all = pd.Categorical(df["letter"]).codes.astype(int)
-    g = np.random.default_rng(seed)
-    gal, qry = [], []
-    for c in range(26):
-        idx = g.permutation(np.flatnonzero(y_all == c))
-        gal.extend(idx[:3])
-        qry.extend(idx[3:33])
-    gal, qry = np.array(gal), np.array(qry)
+    X, y_all, gal, qry = letter_split(es.datasets.load("letter"), 3, 30, seed)
     scores = nearest_neighbour_scores(X[gal], y_all[gal], X[qry], 26)
     return subset_setting(scores, y_all[qry], 6, np.array([12, 24, 26]), reps, seed + 1)
 

@@ -245,9 +245,9 @@ def omniglot_pca_centroid(data: dict, n_components: int = 30, gallery_drawers: i
     return -_sq_dist(Z[~gal], cen), y[~gal]
 
 
-def letter_nn(df, per_gallery: int = 3, per_query: int = 30, seed: int = 8000):
-    """UCI letter 1-NN: ``per_gallery`` random gallery rows and ``per_query`` query rows per
-    letter (seeded)."""
+def letter_split(df, per_gallery: int, per_query: int, seed: int):
+    """UCI letter features, letter codes and ``per_gallery`` gallery / ``per_query`` query
+    row indices per letter (seeded)."""
     import pandas as pd
 
     X = df.drop(columns="letter").to_numpy(float)
@@ -258,7 +258,13 @@ def letter_nn(df, per_gallery: int = 3, per_query: int = 30, seed: int = 8000):
         idx = g.permutation(np.flatnonzero(y_all == c))
         gal.extend(idx[:per_gallery])
         qry.extend(idx[per_gallery:per_gallery + per_query])
-    gal, qry = np.array(gal), np.array(qry)
+    return X, y_all, np.array(gal), np.array(qry)
+
+
+def letter_nn(df, per_gallery: int = 3, per_query: int = 30, seed: int = 8000):
+    """UCI letter 1-NN: ``per_gallery`` random gallery rows and ``per_query`` query rows per
+    letter (seeded)."""
+    X, y_all, gal, qry = letter_split(df, per_gallery, per_query, seed)
     own = y_all[gal]
     order = np.argsort(own, kind="stable")
     scores = _nn_scores(X[qry], X[gal][order], per_gallery)
