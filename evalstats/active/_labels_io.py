@@ -10,6 +10,7 @@ that leaves unused. Every refusal names the source, row and column.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,12 +24,13 @@ from ._design_io import (
     _first,
     canon,
     id_text,
+    read_design,
     sealed_names,
     verify_design,
 )
 
 __all__ = ["UnusedLabelsWarning", "match_labels", "label_domain", "check_label_domain",
-           "cut_at_first_unlabeled", "design_and_labels"]
+           "cut_at_first_unlabeled", "design_and_labels", "as_design", "check_labels"]
 
 
 class UnusedLabelsWarning(EvalstatsWarning):
@@ -209,3 +211,75 @@ def design_and_labels(design: Any, labels: Any, *, source: str = "design",
                        table=isinstance(labels, pd.DataFrame), label_column=label_column)
     notes.extend(label_notes)
     return design, y, notes
+
+
+def as_design(design: Any) -> Any:
+    """A design given as a table or as the path of its CSV (read by :func:`read_design`,
+    which names the file in ``attrs["source"]``)."""
+    if isinstance(design, str | Path):
+        source = Path(design).name
+        design = read_design(design)
+        design.attrs["source"] = source
+    return design
+
+
+def check_labels(design: pd.DataFrame | str | Path, labels: Any, *,
+                 require_seal: bool = False, label_column: str = "label") -> pd.DataFrame:
+    """Check a design and match its labels to its rows, as :func:`estimate_from_labels`
+    reads them, without estimating.
+
+    The design's integrity is verified first (deleted, copied or edited rows and settings
+    are refused with the source, row and column), then the labels are matched to the
+    design's ids and checked against the measure's label set. Use it to inspect the labels
+    an estimate will use, or to run checks of your own on them.
+
+    Parameters
+    ----------
+    design : DataFrame or path
+        The table returned by :func:`active_design` or ``ActiveEvaluator.design()``, or
+        the path of its CSV. A table may carry its file name in ``attrs["source"]``; it
+        then names the table in every message.
+    labels : array_like, Series, dict or DataFrame
+        As in :func:`estimate_from_labels`: aligned with ``design`` rows, a Series/dict
+        keyed by ``id``, or a DataFrame with ``id`` and ``label`` columns.
+    require_seal : bool
+        Refuse a table without its integrity columns (the command line does).
+    label_column : str
+        The name of the label column, for messages.
+
+    Returns
+    -------
+    DataFrame
+        The columns evalstats wrote (columns a user added are dropped), in the order the
+        design was written, and ``label``: the matched label of each row as a float, NaN
+        where none was given. ``attrs["notes"]`` holds the notes of the checks (re-sorted
+        rows, ids matched as numbers, labels for unknown ids).
+
+    Raises
+    ------
+    DesignError
+        An edited or truncated design, an id labeled twice with different labels, no label
+        for any design id, or a label outside the measure's label set (all ValueErrors).
+    TypeError
+        A label that is not a number.
+
+    See Also
+    --------
+    estimate_from_labels, read_design
+
+    Examples
+    --------
+    >>> import evalstats as es
+    >>> from evalstats.active import active_design, check_labels
+    >>> pool = es.datasets.load("sim_pool")
+    >>> design = active_design(pool["prob"], 50, "f1", rng=3, predictions=pool["pred"])
+    >>> table = check_labels(design, pool["label"].to_numpy()[design["id"]])
+    >>> int(table["label"].notna().sum())
+    50
+    """
+    checked, y, notes = design_and_labels(as_design(design), labels,
+                                          require_seal=require_seal, label_column=label_column)
+    out = checked.copy()
+    out["label"] = y
+    out.attrs["notes"] = notes.as_tuple()
+    return out

@@ -21,12 +21,16 @@ from .._validation import (
     rng_alias,
 )
 from .._warnings import Notes
-from ._design_io import read_design
 from ._design_table import design_kind, records_from_table
 from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator import ActiveEvaluator
 from ._labeled_sample import LabeledSample
-from ._labels_io import UnusedLabelsWarning, cut_at_first_unlabeled, design_and_labels
+from ._labels_io import (
+    UnusedLabelsWarning,
+    as_design,
+    cut_at_first_unlabeled,
+    design_and_labels,
+)
 from ._measures import MeasureSpec, companion_specs
 from ._successive_sample import SUCCESSIVE_METHODS, SuccessiveSample
 
@@ -248,11 +252,7 @@ def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
     active_design, active_evaluate
     """
     level = check_confidence_level(confidence_level)
-    if isinstance(design, str | Path):
-        source = Path(design).name
-        design = read_design(design)
-        design.attrs["source"] = source
-    design, y, notes = design_and_labels(design, labels, require_seal=require_seal,
+    design, y, notes = design_and_labels(as_design(design), labels, require_seal=require_seal,
                                          label_column=label_column)
     if "design" in design.columns and (design["design"] == "pps").any():
         check_option(interval, "interval", SUCCESSIVE_METHODS)
