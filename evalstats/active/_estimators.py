@@ -131,6 +131,7 @@ class ActiveEstimate(EvalResult):
 
     def _header(self) -> dict[str, Any]:
         hdr = super()._header()
+        hdr.pop(f"n ({self.n_unit})", None)                 # "Distinct labels" says it
         hdr.update({"Distinct labels": self.n_labels, "Labeled with certainty": self.n_certain,
                     "Random draws": self.n_draws, "Design": self.proposal_kind,
                     "Interval": self.interval_method, "Pool size": self.pool_size})
@@ -251,7 +252,9 @@ class ActiveEstimate(EvalResult):
         ax.set_yscale("log")
         if small:
             ax.tick_params(labelsize=6)
-            ax.set_title("N·q over log-odds", fontsize=7)
+            ax.set_title("Proposal (red: predicted positive)", fontsize=7)
+            ax.set_xlabel("model log-odds", fontsize=6)
+            ax.set_ylabel("N·q (1 = passive)", fontsize=6)
         else:
             ax.set_xlabel("model log-odds (red: predicted positive)")
             ax.set_ylabel("N · q(x)  (1 = passive)")
