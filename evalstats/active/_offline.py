@@ -102,10 +102,17 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
     estimator, sampling
         Deprecated and ignored.
     interval : {"score", "anytime", "wald"}
-        The default interval of the result (``"pps"``).
+        The default interval of the result (``"pps"``). ``"anytime"`` is valid at every
+        number of labels at once and whatever the model, and so is wide where positives
+        could hide among the items the model is sure of: those are drawn only through the
+        defensive share ``epsilon``, and after ``n`` labels no valid interval can exclude
+        about ``N log(4/α)/(ε n)`` positives hidden there (``N`` the pool size, ``1 − α``
+        the confidence level; the bound shrinks as ``1/n``).
     half_width : float, optional
         Stop as soon as the interval's half-width is at most this (only with
-        ``interval="anytime"``, the one interval that stays valid under such a rule).
+        ``interval="anytime"``, the one interval that stays valid under such a rule). For
+        recall or F1 with few positives this may take many times ``N/D`` labels (``D``
+        predicted plus actual positives); set ``n_labels`` as the budget it may not pass.
     progress : bool or None
         Progress bar over the labels.
 
