@@ -83,6 +83,9 @@ class ActiveEstimate(EvalResult):
     -------
     measures(confidence_level=None)
         Every measure (and every model) from the same sample, as a tidy table.
+    model_based()
+        Every measure estimated by the labels plus the model's predictions for the
+        items never labeled (labelled "model-based"; assumes calibrated scores).
     running()
         The estimate and interval as labels accrue.
     plot(ax=None)
@@ -184,6 +187,35 @@ class ActiveEstimate(EvalResult):
                                  defined=r["defined"], zero_width=r["zero_width"],
                                  ess=r["ess"]))
         return pd.DataFrame(rows)
+
+    def model_based(self) -> pd.DataFrame:
+        """A model-based estimate of every measure, labelled as such — never the headline.
+
+        Each pool total is the labels of the labeled items plus, for every item never
+        labeled, the expectation of its label under the last batch's model (the
+        recalibration of the scores fitted on the labels before that batch). It assumes
+        that model is calibrated on the items no one labeled and is biased by whatever it
+        gets wrong there: positives hidden where the model is sure (a blind spot) are
+        never counted, and more labels elsewhere do not fix it. The headline
+        (``estimate``) is the design estimate, unbiased whatever the model. No interval
+        is given: the model-based value's uncertainty is the model's own.
+
+        Returns
+        -------
+        DataFrame
+            One row per measure and model: ``term``, ``estimate`` (model-based),
+            ``design_estimate`` (the headline's estimate of the same term), ``defined``,
+            ``method`` (``"model-based (assumes calibrated scores)"``).
+
+        Raises
+        ------
+        ValueError
+            For a with-replacement result (its sample holds no model prediction for the
+            items never labeled).
+        """
+        from ._model_based import model_based_table
+
+        return model_based_table(self)
 
     def running(self) -> pd.DataFrame:
         """The headline estimate and its interval as labels accrue (after each batch for
