@@ -18,11 +18,18 @@ import pandas as pd
 import pytest
 
 import evalstats as es
-from evalstats.active import ActiveEvaluator, estimate_from_labels
+from evalstats.active import (
+    ActiveEvaluator,
+    active_design,
+    check_labels,
+    estimate_from_labels,
+    read_design,
+)
 from evalstats.active._design_table import records_from_table
 from evalstats.active._skipping import SkippedItemsWarning
 from evalstats.active._state import SessionFileError
 from evalstats.active._successive_sample import SuccessiveSample
+from evalstats.cli import main
 
 
 @pytest.fixture(scope="module")
@@ -198,3 +205,59 @@ def test_no_skip_no_column_no_count(pool):
     assert "skipped" not in ev.design().columns
     assert res.n_skipped == 0 and SkippedItemsWarning not in caught
     assert ev.skipped.empty
+
+
+@pytest.mark.parametrize("design", ["pps", "with_replacement"])
+def test_the_label_skip_in_a_design_file_is_a_skip(pool, design):
+    """``"skip"`` as a label does what ``ActiveEvaluator.skip`` does: the same estimate
+    from the same items (bit for bit with the default design)."""
+    y = pool["label"].to_numpy()
+    table = active_design(pool["prob"], 100, "f1", predictions=pool["pred"], rng=4,
+                          design=design)
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], rng=4, design=design,
+                         adaptive=False)
+    ids = ev.query(100)
+    assert list(ids) == list(table["id"])
+    skip = ids[[3, 50]]
+    rest = np.setdiff1d(ids, skip)
+    ev.update(rest, y[rest])
+    ev.skip(skip, reason="no access")
+    online, _ = _quiet_result(ev)
+    labels = pd.DataFrame({"id": table["id"],
+                           "label": [" Skip" if i in set(skip) else y[i] for i in table["id"]]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        offline = estimate_from_labels(table, labels)
+    assert SkippedItemsWarning in [w.category for w in caught]
+    assert offline.n_skipped == online.n_skipped == 2
+    assert offline.n_labels == online.n_labels == 98
+    if design == "pps":
+        assert offline.estimate == online.estimate
+        assert tuple(offline.conf_int()) == tuple(online.conf_int())
+    else:
+        assert offline.estimate == pytest.approx(online.estimate, rel=1e-10)
+    checked = check_labels(table, labels)
+    assert list(checked.loc[checked["skipped"] == 1, "id"]) == list(table["id"][[3, 50]])
+    both = pd.concat([labels, pd.DataFrame({"id": [skip[0]], "label": [1]})])
+    with pytest.raises(ValueError, match="one label per id"):
+        estimate_from_labels(table, both)
+    odd = labels.assign(label=labels["label"].replace(" Skip", "?"))
+    with pytest.raises(TypeError, match=r"got '\?' \(write 'skip' for an item nobody"):
+        estimate_from_labels(table, odd)
+
+
+def test_cli_estimate_reads_skip_labels(pool, tmp_path, capsys):
+    pool_path, out = tmp_path / "pool.csv", tmp_path / "d.csv"
+    pool[["id", "prob", "pred"]].to_csv(pool_path, index=False)
+    assert main(["sample", "--pool", str(pool_path), "--score-col", "prob", "--pred-col",
+                 "pred", "--n-labels", "80", "--seed", "3", "--out", str(out)]) == 0
+    d = read_design(out)
+    truth = pool["label"].to_numpy()[d["id"].astype(int).to_numpy()]
+    d.assign(label=np.where(np.arange(len(d)) == 5, "skip", truth.astype(str))).to_csv(
+        out, index=False)
+    capsys.readouterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["estimate", "--design", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "Skipped items" in printed and "were skipped" in printed

@@ -1,7 +1,8 @@
 """Labels matched to a design exactly, checked against the measure, and cut with a clear note.
 
 :func:`match_labels` aligns labels with the design rows (ids matched exactly, or as the
-same integer: ``10559.0`` is ``10559``; unknown ids reported); :func:`check_label_domain`
+same integer: ``10559.0`` is ``10559``; unknown ids reported; the text ``skip`` marks an
+item nobody can label, as ``ActiveEvaluator.skip`` does); :func:`check_label_domain`
 checks them against the measure ({0, 1} for binary measures, ``0..K-1`` for a K-class
 pool — never a set built from the largest label seen); :func:`cut_at_first_unlabeled`
 stops a with-replacement draw sequence at its first unlabeled draw and says which labels
@@ -28,9 +29,14 @@ from ._design_io import (
     sealed_names,
     verify_design,
 )
+from ._skipping import skipped_rows
 
 __all__ = ["UnusedLabelsWarning", "match_labels", "label_domain", "check_label_domain",
            "cut_at_first_unlabeled", "design_and_labels", "as_design", "check_labels"]
+
+
+#: the label text that marks an item nobody can label (as ``ActiveEvaluator.skip``)
+SKIP_LABEL = "skip"
 
 
 class UnusedLabelsWarning(EvalstatsWarning):
@@ -38,8 +44,10 @@ class UnusedLabelsWarning(EvalstatsWarning):
 
 
 def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
-                 label_column: str = "label") -> tuple[np.ndarray, np.ndarray, Notes]:
-    """Labels aligned with the design rows (NaN where missing), their source rows, notes.
+                 label_column: str = "label",
+                 ) -> tuple[np.ndarray, np.ndarray, Notes, np.ndarray]:
+    """Labels aligned with the design rows (NaN where missing), their source rows, notes,
+    and which rows were marked :data:`SKIP_LABEL` (no label: the item cannot be labeled).
 
     ``labels``: aligned with the rows, a Series/dict keyed by id, or a DataFrame with
     ``id`` and ``label`` columns. Ids match exactly, or as the same number (``10559.0``
@@ -63,15 +71,17 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
         if arr.shape != (n,):
             raise fail("labels", f"one label per design row ({n})", got=f"shape {arr.shape}",
                        remedy="Or pass a DataFrame with 'id' and 'label' columns.")
-        y = _numeric_labels(pd.Series(arr, dtype=object), source, label_column, table=False)
-        return y, np.arange(n), notes
-    y_src = _numeric_labels(values, source, label_column, table=table)
+        y, skip = _numeric_labels(pd.Series(arr, dtype=object), source, label_column,
+                                  table=False)
+        return y, np.arange(n), notes, skip
+    y_src, skip_src = _numeric_labels(values, source, label_column, table=table)
     exact = [str(v) for v in design["id"]]
     keys = [id_text(v) for v in design["id"]]
     use_canon = len(set(keys)) == n
     pos = {k: i for i, k in enumerate(keys if use_canon else exact)}
     y = np.full(n, np.nan)
     src = np.full(n, -1)
+    skip = np.zeros(n, dtype=bool)
     unknown, renamed = [], []
     for r, (lid, v) in enumerate(zip(lab_ids, y_src, strict=True)):
         k = id_text(lid) if use_canon else str(lid)
@@ -86,6 +96,7 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
         if str(lid) != exact[i]:
             renamed.append((plain_value(lid), plain_value(design["id"].iloc[i])))
         y[i], src[i] = v, r
+        skip[i] |= skip_src[r]
     if renamed:
         notes.add(f"{len(renamed)} label id(s) were written differently from the design's "
                   f"and matched as the same number (e.g. {renamed[0][0]!r} to design id "
@@ -99,19 +110,23 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
         raise fail(f"{source}", "labels for the design's ids",
                    got=f"no label for any of the {n} design ids{hint}", exc=DesignError,
                    verb="must give")
-    return y, src, notes
+    return y, src, notes, skip
 
 
 def _numeric_labels(values: pd.Series, source: str, column: str, *, table: bool,
-                    ) -> np.ndarray:
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The labels as numbers (NaN: blank or skipped) and the cells marked skipped."""
     num = pd.to_numeric(values, errors="coerce").to_numpy(float)
     blank = np.array([canon(v) == "" for v in values])
-    bad = _first(np.isnan(num) & ~blank)
+    skip = np.array([isinstance(v, str) and v.strip().lower() == SKIP_LABEL for v in values],
+                    dtype=bool)
+    bad = _first(np.isnan(num) & ~blank & ~skip)
     if bad is not None:
         where = f"{source}, row {bad + 2}, column {column!r}" if table else \
             f"`{source}` at position {bad}"
-        raise TypeError(f"{where}: expected numeric labels; got {values.iloc[bad]!r}.")
-    return num
+        raise TypeError(f"{where}: expected numeric labels; got {values.iloc[bad]!r} (write "
+                        f"{SKIP_LABEL!r} for an item nobody can label).")
+    return num, skip
 
 
 def label_domain(design: pd.DataFrame) -> tuple[np.ndarray | None, str]:
@@ -204,9 +219,11 @@ def design_and_labels(design: Any, labels: Any, *, source: str = "design",
         order = np.argsort(pd.to_numeric(design["design_row"]).to_numpy(), kind="stable")
         labels = np.asarray(labels)[order]
     design = checked
-    y, src, label_notes = match_labels(design, labels, source=labels_source,
-                                       label_column=label_column)
+    y, src, label_notes, skip = match_labels(design, labels, source=labels_source,
+                                             label_column=label_column)
     design = sealed_only(design)
+    if skip.any():            # skipped in the labels: as ActiveEvaluator.skip would mark them
+        design = design.assign(skipped=(skipped_rows(design) | skip).astype(int))
     check_label_domain(design, y, src, source=labels_source,
                        table=isinstance(labels, pd.DataFrame), label_column=label_column)
     notes.extend(label_notes)
@@ -252,8 +269,10 @@ def check_labels(design: pd.DataFrame | str | Path, labels: Any, *,
     DataFrame
         The columns evalstats wrote (columns a user added are dropped), in the order the
         design was written, and ``label``: the matched label of each row as a float, NaN
-        where none was given. ``attrs["notes"]`` holds the notes of the checks (re-sorted
-        rows, ids matched as numbers, labels for unknown ids).
+        where none was given. Rows skipped (in the session, or by the label ``"skip"``)
+        are 1 in a ``skipped`` column, present when any is. ``attrs["notes"]`` holds the
+        notes of the checks (re-sorted rows, ids matched as numbers, labels for unknown
+        ids).
 
     Raises
     ------

@@ -240,7 +240,10 @@ def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
         The labels: aligned with ``design`` rows, a Series/dict keyed by ``id``, or a
         DataFrame with ``id`` and ``label`` columns. A πps design whose items are not all
         labeled is used up to the last batch labeled in full; a with-replacement design
-        is cut at the first unlabeled draw (a valid stopping rule), with a note.
+        is cut at the first unlabeled draw (a valid stopping rule), with a note. The label
+        ``"skip"`` marks an item nobody can label: it is counted as
+        ``ActiveEvaluator.skip`` counts it (``n_skipped``, a note saying what it does to
+        the estimate) instead of holding back every later batch.
     confidence_level : float
     interval : {"score", "anytime", "wald"}
         The default interval of a πps design's result.

@@ -8,7 +8,9 @@
 The design file carries its own integrity check (columns ``design_row``, ``row_check``,
 ``design_check``, ``sealed_columns``, ``evalstats_version``): ``estimate`` refuses a design
 whose rows were deleted, copied or edited, naming the file, row and column. Add columns
-(``label``) freely; change nothing else.
+(``label``) freely; change nothing else. Write ``skip`` as the label of an item nobody can
+label: the estimate counts it and says what that does to it, instead of leaving out
+every label drawn after it.
 """
 
 from __future__ import annotations
@@ -71,7 +73,9 @@ def register(sub) -> None:
     e.add_argument("--labels", default=None,
                    help="CSV with id and label columns (default: a label column of the "
                         "design itself)")
-    e.add_argument("--label-col", default="label", help="label column (default 'label')")
+    e.add_argument("--label-col", default="label",
+                   help="label column (default 'label'); 'skip' marks an item nobody can "
+                        "label")
     e.add_argument("--id-col", default="id", help="id column of --labels (default 'id')")
     e.add_argument("--no-header", action="store_true",
                    help="--labels has no header row: its columns are id, label in that order")
