@@ -20,13 +20,13 @@ import pytest
 import evalstats as es
 from evalstats.active import (
     ActiveEvaluator,
+    SkippedItemsWarning,
     active_design,
     check_labels,
     estimate_from_labels,
     read_design,
 )
 from evalstats.active._design_table import records_from_table
-from evalstats.active._skipping import SkippedItemsWarning
 from evalstats.active._state import SessionFileError
 from evalstats.active._successive_sample import SuccessiveSample
 from evalstats.cli import main

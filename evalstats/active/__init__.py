@@ -64,6 +64,7 @@ from ._labels_io import check_labels
 from ._offline import active_design, active_evaluate, estimate_from_labels
 from ._proposal import optimal_proposal
 from ._proposals import Proposal
+from ._skipping import SkippedItemsWarning
 
 __all__ = [
     "optimal_proposal",
@@ -78,4 +79,5 @@ __all__ = [
     "read_design",
     "check_labels",
     "design_columns",
+    "SkippedItemsWarning",
 ]
