@@ -109,12 +109,17 @@ def test_design_columns_reads_the_seal(design):
     assert design_columns(design.head(0)) is None
 
 
-def test_cli_still_refuses_predictions_given_as_labels(pool, tmp_path, capsys):
-    pool_path, out = tmp_path / "pool.csv", tmp_path / "d.csv"
+def sampled_design(pool: pd.DataFrame, folder: Path, seed: int) -> tuple[Path, pd.DataFrame]:
+    """`evalstats sample` of 80 items from ``pool`` into ``folder``: the file and its table."""
+    pool_path, out = folder / "pool.csv", folder / "d.csv"
     pool[["id", "prob", "pred"]].to_csv(pool_path, index=False)
     assert main(["sample", "--pool", str(pool_path), "--score-col", "prob", "--pred-col",
-                 "pred", "--n-labels", "80", "--seed", "2", "--out", str(out)]) == 0
-    d = read_design(out)
+                 "pred", "--n-labels", "80", "--seed", str(seed), "--out", str(out)]) == 0
+    return out, read_design(out)
+
+
+def test_cli_still_refuses_predictions_given_as_labels(pool, tmp_path, capsys):
+    out, d = sampled_design(pool, tmp_path, seed=2)
     d.assign(label=d["pred"]).to_csv(out, index=False)
     capsys.readouterr()
     assert main(["estimate", "--design", str(out)]) == 2

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from test_active_public_names import sampled_design
 
 import evalstats as es
 from evalstats.active import (
@@ -24,7 +25,6 @@ from evalstats.active import (
     active_design,
     check_labels,
     estimate_from_labels,
-    read_design,
 )
 from evalstats.active._design_table import records_from_table
 from evalstats.active._state import SessionFileError
@@ -247,11 +247,7 @@ def test_the_label_skip_in_a_design_file_is_a_skip(pool, design):
 
 
 def test_cli_estimate_reads_skip_labels(pool, tmp_path, capsys):
-    pool_path, out = tmp_path / "pool.csv", tmp_path / "d.csv"
-    pool[["id", "prob", "pred"]].to_csv(pool_path, index=False)
-    assert main(["sample", "--pool", str(pool_path), "--score-col", "prob", "--pred-col",
-                 "pred", "--n-labels", "80", "--seed", "3", "--out", str(out)]) == 0
-    d = read_design(out)
+    out, d = sampled_design(pool, tmp_path, seed=3)
     truth = pool["label"].to_numpy()[d["id"].astype(int).to_numpy()]
     d.assign(label=np.where(np.arange(len(d)) == 5, "skip", truth.astype(str))).to_csv(
         out, index=False)
