@@ -257,3 +257,36 @@ def test_cli_estimate_reads_skip_labels(pool, tmp_path, capsys):
         assert main(["estimate", "--design", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "Skipped items" in printed and "were skipped" in printed
+
+
+@pytest.mark.slow
+def test_pps_skip_targets_the_pool_with_skipped_labels_replaced_by_the_model():
+    """Monte Carlo, 2,000 seeded runs on a 30-item pool (one batch of 10, the scores as a
+    fixed model): accuracy is linear in the totals, so its mean must be the accuracy of
+    the pool whose items in ``S`` (always skipped when drawn) carry their scores instead
+    of their labels — and not the pool's own accuracy."""
+    rng = np.random.default_rng(0)
+    n = 30
+    scores = np.round(rng.uniform(0.02, 0.98, n), 3)
+    labels = (rng.random(n) < scores).astype(int)
+    pred = (scores > 0.5).astype(int)
+    s = np.concatenate([np.flatnonzero((labels == 1) & (pred == 0))[:3],
+                        np.flatnonzero((labels == 0) & (pred == 1))[:2]])
+    value = labels.astype(float)
+    value[s] = scores[s]
+    target = (value @ pred - value @ (1 - pred) + n - pred.sum()) / n
+    truth = float((labels == pred).mean())
+    est = []
+    for seed in range(2000):
+        ev = ActiveEvaluator(scores, "accuracy", predictions=pred, rng=seed, adaptive=False)
+        ids = ev.query(10)
+        skip = np.isin(ids, s)
+        if (~skip).any():
+            ev.update(ids[~skip], labels[ids[~skip]])
+        if skip.any():
+            ev.skip(ids[skip], reason="cannot be labeled")
+        est.append(_quiet_result(ev)[0].estimate)
+    est = np.array(est)
+    se = est.std(ddof=1) / np.sqrt(len(est))
+    assert abs(est.mean() - target) < 4 * se
+    assert abs(est.mean() - truth) > 10 * se

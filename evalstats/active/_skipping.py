@@ -8,10 +8,12 @@ does with it depends on the design, and is a statement about the *target*:
 * **πps (the default).** The skipped draw's label is missing; the estimator counts the
   item with the batch model's prediction ``ĝ`` (its residual ``(y − ĝ)/q`` is taken as 0)
   and later models are fitted with ``ĝ`` as its outcome, which leaves the fit where the
-  labeled items put it. Every total is then exactly unbiased for the pool in which the
-  labels of the items that would be skipped are replaced by the model's predictions; for
-  the pool itself the bias of each total is ``Σ (ĝ − y)`` over those items: zero only
-  when the model is calibrated on them, and at most their number. No interval shows it.
+  labeled items put it. Each draw's pseudo-outcome then has conditional mean equal to
+  the pool total in which the labels of the items that would be skipped are replaced by
+  the current model's predictions (with a fixed model, ``adaptive=False``, the totals are
+  exactly unbiased for that pool). For the pool itself each total is biased by
+  ``Σ (ĝ − y)`` over those items: zero only when the model is calibrated on them, and at
+  most their number. No interval shows it.
 * **With replacement.** Draws are independent, so the draws of the items that would be
   skipped can be left out: the remaining draws are a sample from the proposal restricted
   to the other items, and the self-normalised estimate targets the pool *without* the
@@ -96,11 +98,12 @@ class SkipMixin:
         changes what the estimate targets:
 
         * πps (the default): the item counts with the batch model's prediction ``ĝ`` of
-          its label (its residual ``(y − ĝ)/q`` is taken as zero). Every pool total is then
-          exactly unbiased for the pool in which the labels of the items that would be
-          skipped are replaced by the model's predictions; for the pool itself each total
-          is biased by ``Σ (ĝ − y)`` over those items — zero only if the model is
-          calibrated on them, at most their number — and no interval shows it.
+          its label (its residual ``(y − ĝ)/q`` is taken as zero). The totals then target
+          the pool in which the labels of the items that would be skipped are replaced by
+          the model's predictions (exactly, with a fixed model: ``adaptive=False``); for
+          the pool itself each total is biased by ``Σ (ĝ − y)`` over those items — zero
+          only if the model is calibrated on them, at most their number — and no
+          interval shows it.
         * With replacement: the skipped item's draws are left out (draws are independent,
           so the others are a sample from the proposal restricted to the other items);
           the estimate is of the pool *without* the items that would be skipped, the
