@@ -5,8 +5,10 @@ defensive share ``ε``), ``n`` draws miss ``K`` positives hidden there with prob
 about ``exp(−ε n K/N)``; a valid one-sided sequence at level ``α/4`` (the union bound of
 ``evalstats.active``'s box over four sides) can therefore not put the upper end of
 ``Y₀`` (positives among predicted negatives) less than ``Δ(n) = N log(4/α)/(ε n)`` above
-the positives it has seen. The sequence must respect that limit (narrower would be
-invalid), come within a small factor of it (wider would be waste), and shrink as ``1/n``.
+the positives it has seen — precisely, not by ``c Δ(n)`` in more than a share
+``(α/4)^{1−c}`` of runs (0.11 at ``c = ½``). The sequence must respect that limit
+(narrower would be invalid), come within a small factor of it (wider would be waste),
+and shrink as ``1/n``.
 """
 
 from __future__ import annotations
@@ -73,4 +75,5 @@ def test_the_sequence_is_no_narrower_than_the_limit_and_shrinks_as_one_over_n():
 @pytest.mark.parametrize("n", [300, 500, 1000, 2000])
 def test_the_limit_holds_over_seeds(n):
     ratios = np.array([_excess(n, seed) / _limit(n) for seed in range(5)])
-    assert (ratios >= 1.0).all() and (ratios <= 3.0).all(), ratios
+    assert (ratios >= 0.5).all() and ratios.mean() >= 1.0, ratios
+    assert (ratios <= 3.0).all(), ratios

@@ -44,7 +44,9 @@ that probability. A one-sided guarantee at level ``α'`` therefore cannot exclud
     K \approx \frac{N \log(1/\alpha')}{\varepsilon\, n}
 
 hidden positives — a tail rate ``log(1/α')/(ε n)`` of the pool — whenever the items
-the model is sure of are that many. Here ``α' = α/4`` (the union bound over the four
+the model is sure of are that many. (Precisely: a valid upper end must exceed the
+positives seen by ``c K`` in all but a share ``α'^{1−c}`` of the runs, for every
+``0 < c < 1``.) Here ``α' = α/4`` (the union bound over the four
 sides), so the upper end of ``Y₀`` stays at least ``N log(4/α)/(ε n)`` above the
 positives seen, shrinking as ``1/n``; the betting sequence comes within a small
 constant factor of this limit (checked in the test suite on a pool with a blind spot).
