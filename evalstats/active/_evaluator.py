@@ -123,6 +123,11 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
     stops blocking the next query and is counted, with what it does to the estimate, in
     every later result (:meth:`skip` states what a skip does to the estimate per design).
 
+    The anytime-valid sequence (``interval="anytime"``) assumes nothing of the model, so
+    after ``n`` labels it cannot exclude about ``N log(4/α)/(ε n)`` positives hidden among
+    the items the model is sure of (drawn only through the defensive share ``ε``); see
+    :meth:`run` for what that means for stopping when it is narrow.
+
     With ``path`` the whole state (pool, draws, labels, generator state) is written to a
     SQLite file after every ``query`` and ``update``; :meth:`open` resumes it.
 
@@ -140,10 +145,6 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
     interval : {"score", "anytime", "wald"}
         Default interval of ``result()`` for ``"pps"``: the score interval (fixed
         number of labels), the anytime-valid confidence sequence, or the Wald interval.
-        The sequence assumes nothing of the model, so after ``n`` labels it cannot
-        exclude about ``N log(4/α)/(ε n)`` positives hidden among the items the model is
-        sure of (drawn only through the defensive share ``ε``); see :meth:`run` for what
-        that means for stopping when it is narrow.
     adaptive : bool
         ``"pps"`` only: refit the model on the labels between batches (default True);
         False keeps the scores as the model.

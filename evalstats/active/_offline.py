@@ -102,17 +102,10 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
     estimator, sampling
         Deprecated and ignored.
     interval : {"score", "anytime", "wald"}
-        The default interval of the result (``"pps"``). ``"anytime"`` is valid at every
-        number of labels at once and whatever the model, and so is wide where positives
-        could hide among the items the model is sure of: those are drawn only through the
-        defensive share ``epsilon``, and after ``n`` labels no valid interval can exclude
-        about ``N log(4/α)/(ε n)`` positives hidden there (``N`` the pool size, ``1 − α``
-        the confidence level; the bound shrinks as ``1/n``).
+        The default interval of the result (``"pps"``).
     half_width : float, optional
         Stop as soon as the interval's half-width is at most this (only with
-        ``interval="anytime"``, the one interval that stays valid under such a rule). For
-        recall or F1 with few positives this may take many times ``N/D`` labels (``D``
-        predicted plus actual positives); set ``n_labels`` as the budget it may not pass.
+        ``interval="anytime"``, the one interval that stays valid under such a rule).
     progress : bool or None
         Progress bar over the labels.
 
@@ -128,6 +121,17 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
         Bad pool or budget; an oracle answer outside the label set. Whatever the oracle
         raises, the labels bought so far stay in the evaluator attached to the exception
         as ``err.evaluator`` (continue with ``err.evaluator.run(oracle, n_labels)``).
+
+    Notes
+    -----
+    ``interval="anytime"`` is valid at every number of labels at once and whatever the
+    model, and so is wide where positives could hide among the items the model is sure
+    of: those are drawn only through the defensive share ``epsilon``, and after ``n``
+    labels no valid interval can exclude about ``N log(4/α)/(ε n)`` positives hidden there
+    (``N`` the pool size, ``1 − α`` the confidence level; the bound shrinks as ``1/n``).
+    With ``half_width`` for recall or F1 with few positives, stopping may take many times
+    ``N/D`` labels (``D`` predicted plus actual positives); ``n_labels`` is the budget it
+    never passes.
 
     See Also
     --------
@@ -240,10 +244,7 @@ def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
         The labels: aligned with ``design`` rows, a Series/dict keyed by ``id``, or a
         DataFrame with ``id`` and ``label`` columns. A πps design whose items are not all
         labeled is used up to the last batch labeled in full; a with-replacement design
-        is cut at the first unlabeled draw (a valid stopping rule), with a note. The label
-        ``"skip"`` marks an item nobody can label: it is counted as
-        ``ActiveEvaluator.skip`` counts it (``n_skipped``, a note saying what it does to
-        the estimate) instead of holding back every later batch.
+        is cut at the first unlabeled draw (a valid stopping rule), with a note.
     confidence_level : float
     interval : {"score", "anytime", "wald"}
         The default interval of a πps design's result.
@@ -257,6 +258,10 @@ def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
     The same items and labels give the same estimate and intervals, bit for bit, as
     :func:`active_evaluate` and the :class:`ActiveEvaluator` that drew them: the evaluator
     computes its own results from this table.
+
+    The label ``"skip"`` marks an item nobody can label: it is counted as
+    ``ActiveEvaluator.skip`` counts it (``n_skipped``, a note saying what it does to the
+    estimate) instead of holding back every later batch.
 
     See Also
     --------
