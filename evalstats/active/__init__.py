@@ -56,13 +56,15 @@ Waudby-Smith & Ramdas, JRSSB 86(1), 2024; Waudby-Smith, Wu, Ramdas, Karampatziak
 Mineiro, arXiv 2210.10768, 2022; Gelman, Jakulin, Pittau & Su, Ann. Appl. Stat. 2, 2008.
 """
 
-from ._design_io import read_design
+from ._design_io import design_columns, read_design
 from ._estimators import ActiveEstimate
 from ._evaluator import ActiveEvaluator
 from ._forecast import BudgetForecast, active_budget
+from ._labels_io import check_labels
 from ._offline import active_design, active_evaluate, estimate_from_labels
 from ._proposal import optimal_proposal
 from ._proposals import Proposal
+from ._skipping import SkippedItemsWarning
 
 __all__ = [
     "optimal_proposal",
@@ -75,4 +77,7 @@ __all__ = [
     "Proposal",
     "BudgetForecast",
     "read_design",
+    "check_labels",
+    "design_columns",
+    "SkippedItemsWarning",
 ]

@@ -30,10 +30,45 @@ stream divided by ``|G|`` with the prior ``¼`` (the largest variance of a varia
 sized for the 95 % level whatever level is asked, so one capital serves every level and
 the sequences of different levels nest.
 
-Where errors may hide among items the model is sure of (drawn through the defensive
-share alone) one side tightens only as fast as that share samples them: no valid
-interval can be narrower there, since a design drawing such items with probability
-``ε/|R|`` sees none of a few in few draws.
+**How wide, and why.** The sequence is valid without any assumption on the model, and
+that has a price no valid sequence escapes. Items the model is sure of (``ĝ ≈ 0`` or
+``≈ 1``, so ``s* ≈ 0``) are drawn through the defensive share alone, each with
+probability about ``ε/N`` per draw. If ``K`` positives hid among the items it calls sure
+negatives, ``n`` draws would miss every one of them with probability about
+``exp(−ε n K / N)``; the labels would then be exactly those of a pool without them, so a
+procedure that excluded such a pool after seeing none of them would err with at least
+that probability. A one-sided guarantee at level ``α'`` therefore cannot exclude
+
+.. math::
+
+    K \approx \frac{N \log(1/\alpha')}{\varepsilon\, n}
+
+hidden positives — a tail rate ``log(1/α')/(ε n)`` of the pool — whenever the items
+the model is sure of are that many. (Precisely: a valid upper end must exceed the
+positives seen by ``c K`` in all but a share ``α'^{1−c}`` of the runs, for every
+``0 < c < 1``.) Here ``α' = α/4`` (the union bound over the four
+sides), so the upper end of ``Y₀`` stays at least ``N log(4/α)/(ε n)`` above the
+positives seen, shrinking as ``1/n``; the betting sequence comes within a small
+constant factor of this limit (checked in the test suite on a pool with a blind spot).
+
+What this means for a measure. With ``Δ(n) = N log(4/α)/(ε n)``, the lower end of recall
+``Y₁/(Y₁ + Y₀)`` is at most ``Y₁/(Y₁ + Y₀ + Δ)`` and that of ``F₁ = 2Y₁/D`` (``D = P + Y₁
++ Y₀``, predicted plus actual positives) at most ``F₁ D/(D + Δ)``. "Label until the
+interval is narrower than ``2w``" (``ActiveEvaluator.run(..., half_width=w)``) can
+therefore stop only once ``F₁ Δ(n)/(D + Δ(n)) ≤ 2w``, that is after at least
+
+.. math::
+
+    n \gtrsim \frac{N \log(4/\alpha)\,(F_1 - 2w)}{2 w\, \varepsilon\, D}
+
+labels: on a pool of ``N`` items with few positives (small ``D/N``) that is many times
+the labels a fixed-``n`` interval would report as enough. The fixed-``n`` score interval
+is narrower because it assumes what the sequence does not: that a few hundred labels
+show the residuals' spread (the martingale CLT), which fails exactly when positives hide
+where the model is sure. The same argument bounds negatives hiding among items the model
+is sure are positive (the lower end of ``Y₁``: precision, recall and F₁ alike). Items
+the model is unsure of are drawn at the rate of the variance-optimal sizes, far above
+``ε/N``, and set no such floor.
 """
 
 from __future__ import annotations

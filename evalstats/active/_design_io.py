@@ -44,7 +44,7 @@ from .._warnings import Notes
 from ._measures import MEASURES
 
 __all__ = ["DesignError", "DESIGN_SETTINGS", "CHECK_COLUMNS", "seal_design", "verify_design",
-           "read_design", "canon", "cell_error", "rounded"]
+           "read_design", "design_columns", "canon", "cell_error", "rounded"]
 
 DESIGN_FORMAT = "evalstats-design/1"
 #: the settings columns of a with-replacement design (:meth:`ActiveEvaluator.design`)
@@ -189,6 +189,32 @@ def sealed_names(design: pd.DataFrame) -> tuple[list[str], list[str]]:
     ``sealed_columns``."""
     row_part, _, set_part = str(design["sealed_columns"].iloc[0]).partition(" | ")
     return row_part.split(), set_part.split()
+
+
+def design_columns(design: pd.DataFrame) -> set[str] | None:
+    """The columns evalstats wrote into a sealed design, read from its seal.
+
+    Parameters
+    ----------
+    design : DataFrame
+        A design table (its first row is enough), e.g. from :func:`read_design`.
+
+    Returns
+    -------
+    set of str or None
+        The sealed row columns, the settings and the integrity columns (``design_row``,
+        ``row_check``, ``design_check``, ``sealed_columns``, ``evalstats_version``);
+        columns a user added (``label``, notes) are not among them. ``None`` for a table
+        without a seal (no ``design_check`` or ``sealed_columns`` column, or no rows).
+
+    See Also
+    --------
+    read_design, check_labels
+    """
+    if len(design) == 0 or not {"design_check", "sealed_columns"} <= set(design.columns):
+        return None
+    rows, keys = sealed_names(design)
+    return {*rows, *keys, *CHECK_COLUMNS}
 
 
 def read_design(path: Any) -> pd.DataFrame:

@@ -24,6 +24,7 @@ from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
 from ._intervals import WR_METHODS
 from ._labeled_sample import frozen_copy
 from ._measures import MeasureSpec
+from ._skipping import SkippedItemsWarning, skip_note
 from ._successive_sample import SUCCESSIVE_METHODS, SuccessiveSample
 
 #: below this effective sample size an interval is flagged as unreliable
@@ -72,11 +73,19 @@ class ActiveEstimate(EvalResult):
     design_estimate : float
         The design-based estimate (the headline itself: every estimate here is
         design-based).
+    n_skipped : int
+        Queried items skipped as impossible to label (``ActiveEvaluator.skip``) among
+        those the estimate uses; when nonzero, a :class:`SkippedItemsWarning` note says
+        what they do to the estimate (the πps design counts them with the model's
+        prediction; with replacement their draws are left out).
 
     Methods
     -------
     measures(confidence_level=None)
         Every measure (and every model) from the same sample, as a tidy table.
+    model_based()
+        Every measure estimated by the labels plus the model's predictions for the
+        items never labeled (labelled "model-based"; assumes calibrated scores).
     running()
         The estimate and interval as labels accrue.
     plot(ax=None)
@@ -95,6 +104,7 @@ class ActiveEstimate(EvalResult):
     epsilon: float = 0.1
     plug_in: float = float("nan")
     design: str = "pps"
+    n_skipped: int = 0
 
     pool_size: int = 0
     sample: Any = None
@@ -124,9 +134,12 @@ class ActiveEstimate(EvalResult):
 
     def _header(self) -> dict[str, Any]:
         hdr = super()._header()
+        hdr.pop(f"n ({self.n_unit})", None)                 # "Distinct labels" says it
         hdr.update({"Distinct labels": self.n_labels, "Labeled with certainty": self.n_certain,
                     "Random draws": self.n_draws, "Design": self.proposal_kind,
                     "Interval": self.interval_method, "Pool size": self.pool_size})
+        if self.n_skipped:
+            hdr["Skipped items"] = self.n_skipped
         return hdr
 
     def _tidy_rows(self, level: float, method: str = "") -> list[dict[str, Any]]:
@@ -136,8 +149,8 @@ class ActiveEstimate(EvalResult):
 
     def _glance_extra(self) -> dict[str, Any]:
         return dict(measure=self.term, design=self.design, n_labels=self.n_labels,
-                    n_pool=self.pool_size, interval_method=self.interval_method,
-                    effective_sample_size=self.ess)
+                    n_pool=self.pool_size, n_skipped=self.n_skipped,
+                    interval_method=self.interval_method, effective_sample_size=self.ess)
 
     def diagnostics_table(self) -> pd.DataFrame:
         """Design diagnostics, one row: draws, certain items, ESS, largest weight share,
@@ -174,6 +187,35 @@ class ActiveEstimate(EvalResult):
                                  defined=r["defined"], zero_width=r["zero_width"],
                                  ess=r["ess"]))
         return pd.DataFrame(rows)
+
+    def model_based(self) -> pd.DataFrame:
+        """A model-based estimate of every measure, labelled as such — never the headline.
+
+        Each pool total is the labels of the labeled items plus, for every item never
+        labeled, the expectation of its label under the last batch's model (the
+        recalibration of the scores fitted on the labels before that batch). It assumes
+        that model is calibrated on the items no one labeled and is biased by whatever it
+        gets wrong there: positives hidden where the model is sure (a blind spot) are
+        never counted, and more labels elsewhere do not fix it. The headline
+        (``estimate``) is the design estimate, unbiased whatever the model. No interval
+        is given: the model-based value's uncertainty is the model's own.
+
+        Returns
+        -------
+        DataFrame
+            One row per measure and model: ``term``, ``estimate`` (model-based),
+            ``design_estimate`` (the headline's estimate of the same term), ``defined``,
+            ``method`` (``"model-based (assumes calibrated scores)"``).
+
+        Raises
+        ------
+        ValueError
+            For a with-replacement result (its sample holds no model prediction for the
+            items never labeled).
+        """
+        from ._model_based import model_based_table
+
+        return model_based_table(self)
 
     def running(self) -> pd.DataFrame:
         """The headline estimate and its interval as labels accrue (after each batch for
@@ -242,7 +284,9 @@ class ActiveEstimate(EvalResult):
         ax.set_yscale("log")
         if small:
             ax.tick_params(labelsize=6)
-            ax.set_title("N·q over log-odds", fontsize=7)
+            ax.set_title("Proposal (red: predicted positive)", fontsize=7)
+            ax.set_xlabel("model log-odds", fontsize=6)
+            ax.set_ylabel("N·q (1 = passive)", fontsize=6)
         else:
             ax.set_xlabel("model log-odds (red: predicted positive)")
             ax.set_ylabel("N · q(x)  (1 = passive)")
@@ -300,12 +344,14 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                   level: float, proposal_kind: str, epsilon: float, plug_in: float,
                   pool_size: int, call: dict, plot: dict | None = None,
                   notes: Notes | None = None, data: str = "",
-                  interval_method: str | None = None) -> ActiveEstimate:
+                  interval_method: str | None = None, n_skipped: int = 0) -> ActiveEstimate:
     """The headline measure ``specs[0]`` of ``sample`` wrapped in an ActiveEstimate."""
     notes = notes if notes is not None else Notes()
     spec = specs[0]
     pps = isinstance(sample, SuccessiveSample)
     r = sample.estimate(spec)
+    if n_skipped:
+        notes.warn(SkippedItemsWarning, skip_note(n_skipped, "pps" if pps else "wr"))
     _flag_notes(notes, spec, r, sample, pps)
     for s in specs[1:]:
         c = sample.estimate(s)
@@ -314,24 +360,27 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
                       f"defined=False.")
     if not pps and spec.kind != "squared":
         _boundary_note(notes, spec, r, {s.name: sample.estimate(s) for s in specs[1:]})
+    # skipped πps items are rows of the sample without a label; with replacement their
+    # draws are left out of the sample
+    n_labels = sample.n_labels - (n_skipped if pps else 0)
     if pps:
         method = f"AIPW estimator, successive πps without replacement ({proposal_kind})"
         n_draws, df, n_certain = sample.n_draws, None, sample.n_labels - sample.n_draws
     else:
         method = f"importance sampling ({proposal_kind})"
         n_draws, df, n_certain = r["n"], max(r["n"] - 1, 1), 0
-        if n_draws - sample.n_labels > 0:
-            notes.add(f"{n_draws - sample.n_labels} repeated draws reused cached labels (they "
+        if n_draws - n_labels > 0:
+            notes.add(f"{n_draws - n_labels} repeated draws reused cached labels (they "
                       f"count as draws, not as labels).")
     return ActiveEstimate(
         estimate=r["estimate"], std_error=r["std_error"], confidence_level=level,
         method=method, interval_method=interval_method or ("score" if pps else "logit"),
-        term=spec.name, n=sample.n_labels, n_unit="labels", df=df, data=data, call=call,
+        term=spec.name, n=n_labels, n_unit="labels", df=df, data=data, call=call,
         diagnostics=dict(n_draws=n_draws, n_certain=n_certain, ess=r["ess"]),
-        notes=notes.as_tuple(), n_labels=sample.n_labels, n_draws=n_draws,
+        notes=notes.as_tuple(), n_labels=n_labels, n_draws=n_draws,
         n_certain=n_certain, ess=r["ess"], max_weight_share=r["max_weight_share"],
         defined=r["defined"], zero_width=r["zero_width"], bounded=spec.kind != "squared",
         proposal_kind=proposal_kind, epsilon=epsilon, plug_in=plug_in, pool_size=pool_size,
         sample=sample if pps else frozen_copy(sample), specs=tuple(specs),
         model_names=tuple(model_names), design="pps" if pps else "with_replacement",
-        **(plot or {}))
+        n_skipped=int(n_skipped), **(plot or {}))

@@ -34,6 +34,7 @@ from ._loop import LoopMixin
 from ._measures import MeasureSpec, companion_specs, measure_spec
 from ._proposal import PROPOSALS, build_proposal
 from ._proposals import Pool, Proposal, pool_iv
+from ._skipping import SkipMixin
 from ._state import (
     SessionFileError,
     StateStore,
@@ -100,7 +101,7 @@ def deprecated_options(estimator: Any, sampling: Any) -> None:
                           f"uses {now}.", FutureWarning, stacklevel=4)
 
 
-class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
+class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
     """Sequential active estimation: ``query(batch_size)``, ``update(ids, labels)``, ``result()``.
 
     **Default design** (``design="pps"``, binary pools): each ``query(k)`` selects a
@@ -117,6 +118,15 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
     an already labeled (or requested) item is recorded but asks for no new label, so
     ``query(k)`` returns exactly ``k`` new items. ``recalibrate="platt"``/``"isotonic"``
     rebuilds its proposal from recalibrated scores between batches.
+
+    An item the annotator cannot label is recorded with :meth:`skip` (and a reason): it
+    stops blocking the next query and is counted, with what it does to the estimate, in
+    every later result (:meth:`skip` states what a skip does to the estimate per design).
+
+    The anytime-valid sequence (``interval="anytime"``) assumes nothing of the model, so
+    after ``n`` labels it cannot exclude about ``N log(4/α)/(ε n)`` positives hidden among
+    the items the model is sure of (drawn only through the defensive share ``ε``); see
+    :meth:`run` for what that means for stopping when it is narrow.
 
     With ``path`` the whole state (pool, draws, labels, generator state) is written to a
     SQLite file after every ``query`` and ``update``; :meth:`open` resumes it.
@@ -245,6 +255,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
         self._draw_batch: list[int] = []
         self._labels: dict[int, float] = {}
         self._pending: dict[int, None] = {}
+        self._skipped: dict[int, str] = {}
         self._batch = 0
         self._base: Proposal | None = None
         self._last: Proposal | None = None
@@ -315,6 +326,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
         self._labels = {int(i): float(y)
                         for i, y in zip(labels["idx"], labels["label"], strict=True)}
         self._pending = {i: None for i in self._draw_idx if i not in self._labels}
+        self._restore_skips(meta.get("skipped"), path)
         if "pps" in meta:
             self._pps_restore(meta["pps"])
         self._store = store
@@ -370,7 +382,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
         prop = self._proposal()
         q = prop.q
         open_mask = q > 0
-        taken = np.fromiter(list(self._labels) + list(self._pending), dtype=int)
+        taken = np.fromiter([*self._labels, *self._pending, *self._skipped], dtype=int)
         available = int(open_mask.sum() - open_mask[taken].sum()) if len(taken) else int(
             open_mask.sum())
         if batch_size > available:
@@ -388,7 +400,8 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
                 self._draw_idx.append(i)
                 self._draw_q.append(float(q[i]))
                 self._draw_batch.append(self._batch)
-                if i not in self._labels and i not in self._pending:
+                if i not in self._labels and i not in self._pending and \
+                        i not in self._skipped:
                     self._pending[i] = None
                     new.append(i)
                     if len(new) == batch_size:
@@ -418,6 +431,12 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
         if (pos < 0).any():
             raise fail("ids", "identifiers of pool items", got=f"{int((pos < 0).sum())} "
                        f"unknown, e.g. {plain_value(ids[pos < 0][0])!r}")
+        skipped = [int(p) for p in pos if p in self._skipped]
+        if skipped:
+            raise fail("ids", "items that are not skipped",
+                       got=f"id {plain_value(self._ids[skipped[0]])!r}, skipped "
+                           f"({self._skipped[skipped[0]]!r})",
+                       remedy="Call `unskip(ids)` first to label a skipped item.")
         drawn = np.array([p in self._pending or p in self._labels for p in pos])
         if not drawn.all():
             raise fail("ids", "items returned by `query()`", got=f"{int((~drawn).sum())} "
@@ -472,13 +491,12 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
         """The estimate from every labeled batch (πps) or labeled draw prefix (usable at
         any moment)."""
         pps = self._config["design"] == "pps"
-        sample, n_cut = self._pps_sample() if pps else self.sample()
+        sample, n_cut, unused, n_skipped = self._pps_sample() if pps else self._wr_sample()
         prop = self.proposal if pps else (self._last or self._proposal())
         notes = Notes()
         notes.extend(self._notes)
         notes.extend(prop.notes)
         if n_cut:
-            unused = self._unused_labels(n_cut, pps)
             msg = (f"{n_cut} items of an incompletely labeled batch are not used yet"
                    if pps else f"{n_cut} draws after the first unlabeled queried item are "
                    f"not used yet") + (f", {unused} of them labeled: label the rest (ids "
@@ -498,21 +516,16 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin):
             model_names=self._pool.model_names, level=cfg["confidence_level"],
             proposal_kind=kinds, epsilon=cfg["epsilon"] if cfg["proposal"] == "optimal"
             else 1.0, plug_in=prop.plug_in, pool_size=self._pool.size, call=call,
-            notes=notes, interval_method=cfg["interval"],
+            notes=notes, interval_method=cfg["interval"], n_skipped=n_skipped,
             plot=dict(plot_x=prop.plot_x, plot_q=prop.plot_q, plot_pred=prop.plot_pred))
-
-    def _unused_labels(self, n_cut: int, pps: bool) -> int:
-        """Labeled items among the ``n_cut`` last draws (πps: rows) the result leaves out."""
-        tail = (self._pps.rows["item"] if pps else self._draw_idx)[-n_cut:]
-        used_before = set((self._pps.rows["item"] if pps else self._draw_idx)[:-n_cut])
-        return len({int(i) for i in tail if int(i) in self._labels and int(i) not in used_before})
 
     def design(self) -> pd.DataFrame:
         """The queried items as a table to export (see :func:`active_design`)."""
         if self._config["design"] == "pps":
-            table = self._pps_design()
+            table = self._mark_skipped(self._pps_design(), self._pps.rows["item"])
             extra = tuple(c for c in table.columns if c.startswith("n_pred_pos"))
             return seal_design(table, PPS_SETTINGS + extra)
         table = self._wr_design()
+        table = self._mark_skipped(table, self._index.get_indexer(table["id"]))
         zero = tuple(c for c in table.columns if c.startswith(("zero_f1", "zero_f0")))
         return seal_design(table, DESIGN_SETTINGS + ("design",) + zero)

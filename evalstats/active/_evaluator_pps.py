@@ -16,6 +16,7 @@ from scipy import special
 from .._validation import fail
 from ._design_io import rounded
 from ._design_table import records_from_table, successive_table
+from ._skipping import impute_skipped
 from ._successive_design import SuccessiveDesign
 from ._successive_sample import SuccessiveSample
 
@@ -43,8 +44,7 @@ class PPSMixin:
                        verb="must be",
                        remedy="Label them with `update()` first: each batch's model and "
                               "sizes use every earlier label.")
-        lab_idx = np.fromiter(self._labels, dtype=int)
-        lab_y = np.array([self._labels[i] for i in lab_idx], dtype=float)
+        lab_idx, lab_y = self._pps_outcomes()
         available = self._pool.size - len(lab_idx)
         if batch_size > available:
             raise fail("batch_size", f"at most the {available} unlabeled items",
@@ -58,6 +58,19 @@ class PPSMixin:
         self._batch += 1
         return new
 
+    def _pps_outcomes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The items no later batch may draw and their outcomes for the next model: the
+        labels, and for a skipped item its model prediction ``ĝ`` at its draw (an outcome
+        equal to the model's own prediction leaves the fit where the labels put it)."""
+        lab_idx = np.fromiter(self._labels, dtype=int)
+        lab_y = np.array([self._labels[i] for i in lab_idx], dtype=float)
+        if not self._skipped:
+            return lab_idx, lab_y
+        ghat = dict(zip(self._pps.rows["item"], self._pps.rows["ghat"], strict=True))
+        skip_idx = np.fromiter(self._skipped, dtype=int)
+        skip_y = np.array([ghat[int(i)] for i in skip_idx], dtype=float)
+        return np.concatenate([lab_idx, skip_idx]), np.concatenate([lab_y, skip_y])
+
     def _pps_design(self) -> pd.DataFrame:
         cfg, spec = self._config, self._spec
         settings = dict(measure=spec.name,
@@ -69,23 +82,28 @@ class PPSMixin:
         return successive_table(self._pps.rows, self._pps.batches, self._ids, scores,
                                 self._pool.preds, self._pool.model_names, settings)
 
-    def _pps_sample(self) -> tuple[SuccessiveSample, int]:
-        """The complete batches (every item labeled) and the count of items left out."""
+    def _pps_sample(self) -> tuple[SuccessiveSample, int, int, int]:
+        """The complete batches (every item labeled or skipped), the count of items left
+        out, of labeled ones among them, and of skipped items used."""
         if not self._pps.batches:
             raise fail("result", "called after at least one labeled batch",
                        got="no batch queried yet", verb="must be")
         table = rounded(self._pps_design())      # the values the design file holds
         item = np.asarray(self._pps.rows["item"], dtype=int)
-        labeled = np.array([i in self._labels for i in item], dtype=bool)
+        labeled = np.array([i in self._labels or i in self._skipped for i in item],
+                           dtype=bool)
         batch = table["batch"].to_numpy(int)
         complete = int(batch[~labeled].min()) if not labeled.all() else len(self._pps.batches)
         keep = batch < complete
         if not keep.any():
             raise fail("result", "called after at least one labeled batch",
                        got="no batch labeled yet", verb="must be")
-        y = np.array([self._labels[i] for i in item[keep]], dtype=float)
-        return (SuccessiveSample(records_from_table(table.loc[keep], y)),
-                int((~keep).sum()))
+        y = np.array([self._labels.get(i, np.nan) for i in item[keep]], dtype=float)
+        table = self._mark_skipped(table.loc[keep], item[keep])
+        y, n_skipped = impute_skipped(table, y)
+        unused = sum(int(i) in self._labels and int(i) not in item[keep] for i in item[~keep])
+        return (SuccessiveSample(records_from_table(table, y)), int((~keep).sum()),
+                unused, n_skipped)
 
     def _pps_meta(self) -> dict[str, Any]:
         return self._pps.meta()

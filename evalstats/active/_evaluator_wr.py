@@ -76,12 +76,25 @@ class WithReplacementMixin:
         return sums.reindex(idx).to_numpy()
 
     def sample(self) -> tuple[LabeledSample, int]:
-        """The labeled sample: draws up to the first one whose item still lacks a label."""
+        """The labeled sample: draws up to the first one whose item still lacks a label
+        (the draws of skipped items left out), and the count of draws cut."""
+        sample, n_cut, _, _ = self._wr_sample()
+        return sample, n_cut
+
+    def _wr_sample(self) -> tuple[LabeledSample, int, int, int]:
+        """:meth:`sample`, the labeled items among the draws cut, the skipped items used."""
         di = np.asarray(self._draw_idx, dtype=int)
-        lab = np.array([i in self._labels for i in di], dtype=bool)
+        dq = np.asarray(self._draw_q)
+        skipped = np.isin(di, np.fromiter(self._skipped, dtype=int))
+        lab = np.array([i in self._labels for i in di], dtype=bool) | skipped
         stop = int(np.argmin(lab)) if not lab.all() else len(di)
+        n_skipped = self._skipped_in(di[:stop][skipped[:stop]])
+        keep = ~skipped
+        di, dq, stop = di[keep], dq[keep], int(keep[:stop].sum())
         n_cut = len(di) - stop
-        di, dq = di[:stop], np.asarray(self._draw_q[:stop])
+        unused = len({int(i) for i in di[stop:] if int(i) in self._labels}
+                     - set(di[:stop].tolist()))
+        di, dq = di[:stop], dq[:stop]
         items, first, inv = np.unique(di, return_index=True, return_inverse=True)
         order = np.argsort(first)                  # items in order of first draw
         rank = np.empty_like(order)
@@ -91,7 +104,7 @@ class WithReplacementMixin:
             item_ids=self._ids[items], item_labels=np.array([self._labels[i] for i in items]),
             item_preds=self._pool.preds[items], draw_item=rank[inv],
             draw_weight=1.0 / (self._pool.size * dq), pool_size=self._pool.size,
-            **self._zero_counts()), n_cut
+            **self._zero_counts()), n_cut, unused, n_skipped
 
     def _wr_design(self) -> pd.DataFrame:
         """The queried items, one row each, before the settings are sealed."""

@@ -153,11 +153,10 @@ def active_budget(scores: Any, measure: str = "f1", *, predictions: Any = None,
     for a target half-width solve ``t_{n−1} sqrt(σ̃²/n) = half_width``.
 
     The forecast is for the papers' with-replacement design, not for the default πps design
-    (without replacement; usually, not always, more precise at the same number of labels —
-    see ``benchmarks/README.md``).
+    (without replacement; usually, not always, more precise at the same number of labels).
 
     The forecast is only as good as the calibration of ``scores``: with overconfident scores
-    it is optimistic (see the benchmark); the defensive mixture bounds the loss at 1/ε.
+    it is optimistic; the defensive mixture bounds the loss at 1/ε.
 
     Parameters
     ----------

@@ -1,7 +1,8 @@
 """Labels matched to a design exactly, checked against the measure, and cut with a clear note.
 
 :func:`match_labels` aligns labels with the design rows (ids matched exactly, or as the
-same integer: ``10559.0`` is ``10559``; unknown ids reported); :func:`check_label_domain`
+same integer: ``10559.0`` is ``10559``; unknown ids reported; the text ``skip`` marks an
+item nobody can label, as ``ActiveEvaluator.skip`` does); :func:`check_label_domain`
 checks them against the measure ({0, 1} for binary measures, ``0..K-1`` for a K-class
 pool — never a set built from the largest label seen); :func:`cut_at_first_unlabeled`
 stops a with-replacement draw sequence at its first unlabeled draw and says which labels
@@ -10,6 +11,7 @@ that leaves unused. Every refusal names the source, row and column.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,12 +25,18 @@ from ._design_io import (
     _first,
     canon,
     id_text,
+    read_design,
     sealed_names,
     verify_design,
 )
+from ._skipping import skipped_rows
 
 __all__ = ["UnusedLabelsWarning", "match_labels", "label_domain", "check_label_domain",
-           "cut_at_first_unlabeled", "design_and_labels"]
+           "cut_at_first_unlabeled", "design_and_labels", "as_design", "check_labels"]
+
+
+#: the label text that marks an item nobody can label (as ``ActiveEvaluator.skip``)
+SKIP_LABEL = "skip"
 
 
 class UnusedLabelsWarning(EvalstatsWarning):
@@ -36,8 +44,10 @@ class UnusedLabelsWarning(EvalstatsWarning):
 
 
 def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
-                 label_column: str = "label") -> tuple[np.ndarray, np.ndarray, Notes]:
-    """Labels aligned with the design rows (NaN where missing), their source rows, notes.
+                 label_column: str = "label",
+                 ) -> tuple[np.ndarray, np.ndarray, Notes, np.ndarray]:
+    """Labels aligned with the design rows (NaN where missing), their source rows, notes,
+    and which rows were marked :data:`SKIP_LABEL` (no label: the item cannot be labeled).
 
     ``labels``: aligned with the rows, a Series/dict keyed by id, or a DataFrame with
     ``id`` and ``label`` columns. Ids match exactly, or as the same number (``10559.0``
@@ -61,15 +71,17 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
         if arr.shape != (n,):
             raise fail("labels", f"one label per design row ({n})", got=f"shape {arr.shape}",
                        remedy="Or pass a DataFrame with 'id' and 'label' columns.")
-        y = _numeric_labels(pd.Series(arr, dtype=object), source, label_column, table=False)
-        return y, np.arange(n), notes
-    y_src = _numeric_labels(values, source, label_column, table=table)
+        y, skip = _numeric_labels(pd.Series(arr, dtype=object), source, label_column,
+                                  table=False)
+        return y, np.arange(n), notes, skip
+    y_src, skip_src = _numeric_labels(values, source, label_column, table=table)
     exact = [str(v) for v in design["id"]]
     keys = [id_text(v) for v in design["id"]]
     use_canon = len(set(keys)) == n
     pos = {k: i for i, k in enumerate(keys if use_canon else exact)}
     y = np.full(n, np.nan)
     src = np.full(n, -1)
+    skip = np.zeros(n, dtype=bool)
     unknown, renamed = [], []
     for r, (lid, v) in enumerate(zip(lab_ids, y_src, strict=True)):
         k = id_text(lid) if use_canon else str(lid)
@@ -84,6 +96,7 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
         if str(lid) != exact[i]:
             renamed.append((plain_value(lid), plain_value(design["id"].iloc[i])))
         y[i], src[i] = v, r
+        skip[i] |= skip_src[r]
     if renamed:
         notes.add(f"{len(renamed)} label id(s) were written differently from the design's "
                   f"and matched as the same number (e.g. {renamed[0][0]!r} to design id "
@@ -97,19 +110,23 @@ def match_labels(design: pd.DataFrame, labels: Any, *, source: str = "labels",
         raise fail(f"{source}", "labels for the design's ids",
                    got=f"no label for any of the {n} design ids{hint}", exc=DesignError,
                    verb="must give")
-    return y, src, notes
+    return y, src, notes, skip
 
 
 def _numeric_labels(values: pd.Series, source: str, column: str, *, table: bool,
-                    ) -> np.ndarray:
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The labels as numbers (NaN: blank or skipped) and the cells marked skipped."""
     num = pd.to_numeric(values, errors="coerce").to_numpy(float)
     blank = np.array([canon(v) == "" for v in values])
-    bad = _first(np.isnan(num) & ~blank)
+    skip = np.array([isinstance(v, str) and v.strip().lower() == SKIP_LABEL for v in values],
+                    dtype=bool)
+    bad = _first(np.isnan(num) & ~blank & ~skip)
     if bad is not None:
         where = f"{source}, row {bad + 2}, column {column!r}" if table else \
             f"`{source}` at position {bad}"
-        raise TypeError(f"{where}: expected numeric labels; got {values.iloc[bad]!r}.")
-    return num
+        raise TypeError(f"{where}: expected numeric labels; got {values.iloc[bad]!r} (write "
+                        f"{SKIP_LABEL!r} for an item nobody can label).")
+    return num, skip
 
 
 def label_domain(design: pd.DataFrame) -> tuple[np.ndarray | None, str]:
@@ -202,10 +219,86 @@ def design_and_labels(design: Any, labels: Any, *, source: str = "design",
         order = np.argsort(pd.to_numeric(design["design_row"]).to_numpy(), kind="stable")
         labels = np.asarray(labels)[order]
     design = checked
-    y, src, label_notes = match_labels(design, labels, source=labels_source,
-                                       label_column=label_column)
+    y, src, label_notes, skip = match_labels(design, labels, source=labels_source,
+                                             label_column=label_column)
     design = sealed_only(design)
+    if skip.any():            # skipped in the labels: as ActiveEvaluator.skip would mark them
+        design = design.assign(skipped=(skipped_rows(design) | skip).astype(int))
     check_label_domain(design, y, src, source=labels_source,
                        table=isinstance(labels, pd.DataFrame), label_column=label_column)
     notes.extend(label_notes)
     return design, y, notes
+
+
+def as_design(design: Any) -> Any:
+    """A design given as a table or as the path of its CSV (read by :func:`read_design`,
+    which names the file in ``attrs["source"]``)."""
+    if isinstance(design, str | Path):
+        source = Path(design).name
+        design = read_design(design)
+        design.attrs["source"] = source
+    return design
+
+
+def check_labels(design: pd.DataFrame | str | Path, labels: Any, *,
+                 require_seal: bool = False, label_column: str = "label") -> pd.DataFrame:
+    """Check a design and match its labels to its rows, as :func:`estimate_from_labels`
+    reads them, without estimating.
+
+    The design's integrity is verified first (deleted, copied or edited rows and settings
+    are refused with the source, row and column), then the labels are matched to the
+    design's ids and checked against the measure's label set. Use it to inspect the labels
+    an estimate will use, or to run checks of your own on them.
+
+    Parameters
+    ----------
+    design : DataFrame or path
+        The table returned by :func:`active_design` or ``ActiveEvaluator.design()``, or
+        the path of its CSV. A table may carry its file name in ``attrs["source"]``; it
+        then names the table in every message.
+    labels : array_like, Series, dict or DataFrame
+        As in :func:`estimate_from_labels`: aligned with ``design`` rows, a Series/dict
+        keyed by ``id``, or a DataFrame with ``id`` and ``label`` columns.
+    require_seal : bool
+        Refuse a table without its integrity columns (the command line does).
+    label_column : str
+        The name of the label column, for messages.
+
+    Returns
+    -------
+    DataFrame
+        The columns evalstats wrote (columns a user added are dropped), in the order the
+        design was written, and ``label``: the matched label of each row as a float, NaN
+        where none was given. Rows skipped (in the session, or by the label ``"skip"``)
+        are 1 in a ``skipped`` column, present when any is. ``attrs["notes"]`` holds the
+        notes of the checks (re-sorted rows, ids matched as numbers, labels for unknown
+        ids).
+
+    Raises
+    ------
+    DesignError
+        An edited or truncated design, an id labeled twice with different labels, no label
+        for any design id, or a label outside the measure's label set (all ValueErrors).
+    TypeError
+        A label that is not a number.
+
+    See Also
+    --------
+    estimate_from_labels, read_design
+
+    Examples
+    --------
+    >>> import evalstats as es
+    >>> from evalstats.active import active_design, check_labels
+    >>> pool = es.datasets.load("sim_pool")
+    >>> design = active_design(pool["prob"], 50, "f1", rng=3, predictions=pool["pred"])
+    >>> table = check_labels(design, pool["label"].to_numpy()[design["id"]])
+    >>> int(table["label"].notna().sum())
+    50
+    """
+    checked, y, notes = design_and_labels(as_design(design), labels,
+                                          require_seal=require_seal, label_column=label_column)
+    out = checked.copy()
+    out["label"] = y
+    out.attrs["notes"] = notes.as_tuple()
+    return out

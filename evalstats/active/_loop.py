@@ -67,7 +67,13 @@ class LoopMixin:
         half_width : float, optional
             Stop as soon as the interval's half-width is at most this. Only with
             ``interval="anytime"``: a fixed-sample interval watched until it is narrow
-            is no longer valid (optional stopping); the confidence sequence is.
+            is no longer valid (optional stopping); the confidence sequence is. Being
+            valid whatever the model, the sequence keeps about
+            ``Δ(n) = N log(4/α)/(ε n)`` positives hidden among the items the model is
+            sure of plausible after ``n`` labels (they are drawn only through the
+            defensive share ``ε``), so for F1 (``D`` predicted plus actual positives) it
+            can stop only after about ``N log(4/α)(F1 − 2w)/(2 w ε D)`` labels with
+            ``w = half_width``; ``n_labels`` is the budget it never passes.
         batch_size : int, optional
             Labels per oracle call (default 100 for ``"pps"``, whose model is refitted
             between batches; the whole budget with replacement).

@@ -21,13 +21,18 @@ from .._validation import (
     rng_alias,
 )
 from .._warnings import Notes
-from ._design_io import read_design
 from ._design_table import design_kind, records_from_table
 from ._estimators import ActiveEstimate, make_estimate
 from ._evaluator import ActiveEvaluator
 from ._labeled_sample import LabeledSample
-from ._labels_io import UnusedLabelsWarning, cut_at_first_unlabeled, design_and_labels
+from ._labels_io import (
+    UnusedLabelsWarning,
+    as_design,
+    cut_at_first_unlabeled,
+    design_and_labels,
+)
 from ._measures import MeasureSpec, companion_specs
+from ._skipping import impute_skipped, skipped_rows, unlabeled_skips
 from ._successive_sample import SUCCESSIVE_METHODS, SuccessiveSample
 
 __all__ = ["active_evaluate", "active_design", "estimate_from_labels"]
@@ -116,6 +121,17 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
         Bad pool or budget; an oracle answer outside the label set. Whatever the oracle
         raises, the labels bought so far stay in the evaluator attached to the exception
         as ``err.evaluator`` (continue with ``err.evaluator.run(oracle, n_labels)``).
+
+    Notes
+    -----
+    ``interval="anytime"`` is valid at every number of labels at once and whatever the
+    model, and so is wide where positives could hide among the items the model is sure
+    of: those are drawn only through the defensive share ``epsilon``, and after ``n``
+    labels no valid interval can exclude about ``N log(4/α)/(ε n)`` positives hidden there
+    (``N`` the pool size, ``1 − α`` the confidence level; the bound shrinks as ``1/n``).
+    With ``half_width`` for recall or F1 with few positives, stopping may take many times
+    ``N/D`` labels (``D`` predicted plus actual positives); ``n_labels`` is the budget it
+    never passes.
 
     See Also
     --------
@@ -243,28 +259,25 @@ def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
     :func:`active_evaluate` and the :class:`ActiveEvaluator` that drew them: the evaluator
     computes its own results from this table.
 
+    The label ``"skip"`` marks an item nobody can label: it is counted as
+    ``ActiveEvaluator.skip`` counts it (``n_skipped``, a note saying what it does to the
+    estimate) instead of holding back every later batch.
+
     See Also
     --------
     active_design, active_evaluate
     """
     level = check_confidence_level(confidence_level)
-    if isinstance(design, str | Path):
-        source = Path(design).name
-        design = read_design(design)
-        design.attrs["source"] = source
-    design, y, notes = design_and_labels(design, labels, require_seal=require_seal,
+    design, y, notes = design_and_labels(as_design(design), labels, require_seal=require_seal,
                                          label_column=label_column)
     if "design" in design.columns and (design["design"] == "pps").any():
         check_option(interval, "interval", SUCCESSIVE_METHODS)
         return _estimate_pps(design, y, notes, level, interval)
-    name = str(design["measure"].iloc[0])
-    alpha = design["alpha"].iloc[0] if "alpha" in design else np.nan
-    spec = MeasureSpec(name, "f", float(alpha)) if np.isfinite(alpha) else MeasureSpec(name, name)
-    pred_cols = [c for c in design.columns if c == "pred" or c.startswith("pred_")]
-    preds = design[pred_cols].to_numpy(float)
-    binary = spec.kind != "squared" and bool(np.isin(preds, (0, 1)).all()) and not any(
-        c.startswith("score_") for c in design.columns) or spec.kind == "f"
-    # rebuild the draw sequence
+    return _estimate_wr(design, y, notes, level)
+
+
+def _draw_sequence(design: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """A with-replacement design's draws in sequence order: their rows and weights."""
     seq_item = []
     per_draw = "draw_weights" in design.columns
     weights = design["draw_weights"].astype(str) if per_draw else design["weight"]
@@ -276,10 +289,35 @@ def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
                        got=f"{len(ws)} weights for {len(seqs)} draws in row {row + 2}")
         seq_item += [(int(p), row, x) for p, x in zip(seqs, ws, strict=True)]
     seq_item.sort()
-    draw_row = np.array([r for _, r, _ in seq_item], dtype=int)
-    draw_w = np.array([x for _, _, x in seq_item], dtype=float)
-    draw_row = cut_at_first_unlabeled(design, y, draw_row, notes)
-    draw_w = draw_w[:len(draw_row)]
+    return (np.array([r for _, r, _ in seq_item], dtype=int),
+            np.array([x for _, _, x in seq_item], dtype=float))
+
+
+def _usable_draws(design: pd.DataFrame, y: np.ndarray, notes: Notes,
+                  ) -> tuple[np.ndarray, np.ndarray, int]:
+    """The draws the estimate uses (skipped items' draws left out, cut at the first
+    unlabeled draw), their weights, and the skipped items among the draws before the cut."""
+    skip_row = unlabeled_skips(design, y)
+    draw_row, draw_w = _draw_sequence(design)
+    skipped = skip_row[draw_row]
+    kept = draw_row[~skipped]
+    used = len(cut_at_first_unlabeled(design, np.where(skip_row, 0.0, y), kept, notes))
+    stop = int(np.flatnonzero(~skipped)[used]) if used < len(kept) else len(draw_row)
+    n_skipped = len(np.unique(draw_row[:stop][skipped[:stop]]))
+    return kept[:used], draw_w[~skipped][:used], n_skipped
+
+
+def _estimate_wr(design: pd.DataFrame, y: np.ndarray, notes: Notes,
+                 level: float) -> ActiveEstimate:
+    """:func:`estimate_from_labels` for a with-replacement design table."""
+    name = str(design["measure"].iloc[0])
+    alpha = design["alpha"].iloc[0] if "alpha" in design else np.nan
+    spec = MeasureSpec(name, "f", float(alpha)) if np.isfinite(alpha) else MeasureSpec(name, name)
+    pred_cols = [c for c in design.columns if c == "pred" or c.startswith("pred_")]
+    preds = design[pred_cols].to_numpy(float)
+    binary = spec.kind != "squared" and bool(np.isin(preds, (0, 1)).all()) and not any(
+        c.startswith("score_") for c in design.columns) or spec.kind == "f"
+    draw_row, draw_w, n_skipped = _usable_draws(design, y, notes)
     rows, inv = np.unique(draw_row, return_inverse=True)
     order = np.argsort([np.flatnonzero(draw_row == r)[0] for r in rows])
     rank = np.empty_like(order)
@@ -298,19 +336,22 @@ def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
     eps = float(design["epsilon"].iloc[0]) if "epsilon" in design else float("nan")
     return make_estimate(sample, companion_specs(spec, binary), model_names=names, level=level,
                          proposal_kind=proposal, epsilon=eps, plug_in=float("nan"),
-                         pool_size=n_pool, notes=notes,
+                         pool_size=n_pool, notes=notes, n_skipped=n_skipped,
                          call=dict(function="estimate_from_labels", measure=name,
                                    n_design=len(design)))
+
+
 
 
 def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes, level: float,
                   interval: str) -> ActiveEstimate:
     """:func:`estimate_from_labels` for a successive (πps) design table."""
-    known = np.isfinite(y)
-    bad = known & ~np.isin(y, (0.0, 1.0))
+    bad = np.isfinite(y) & ~np.isin(y, (0.0, 1.0))
     if bad.any():
         raise fail("labels", "binary labels 0 or 1", got=f"{int(bad.sum())} other values, "
                    f"e.g. {y[bad][0]:g}")
+    y, _ = impute_skipped(design, y)
+    known = np.isfinite(y)
     if not known.all():
         batch = design["batch"].to_numpy(int)
         first = int(batch[~known].min())
@@ -331,6 +372,7 @@ def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes, level: floa
                        got=f"{int((~known).sum())} design items without a label, e.g. id "
                            f"{plain_value(unlabeled[0])!r}")
     sample = SuccessiveSample(records_from_table(design, y))
+    n_skipped = int(skipped_rows(design).sum())
     name = str(design["measure"].iloc[0])
     alpha = design["alpha"].iloc[0] if "alpha" in design else np.nan
     spec = MeasureSpec(name, "f", float(alpha)) if np.isfinite(alpha) else MeasureSpec(name, name)
@@ -343,6 +385,6 @@ def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes, level: floa
                              bool(design["adaptive"].iloc[0]) if "adaptive" in design else False),
                          epsilon=float(design["epsilon"].iloc[0]), plug_in=float("nan"),
                          pool_size=int(design["pool_size"].iloc[0]), notes=notes,
-                         interval_method=interval,
+                         interval_method=interval, n_skipped=n_skipped,
                          call=dict(function="estimate_from_labels", measure=name,
                                    n_design=len(design)))

@@ -111,7 +111,7 @@ def optimal_proposal(scores: Any, measure: str = "f1", *, predictions: Any = Non
         1/(1 − ε) in variance and caps it at 1/ε × passive whatever the calibration).
         Raise it (e.g. 0.25) when the scores may be overconfident: with few labels the
         false negatives the model calls near-certain negatives are then sampled often
-        enough for the interval to see them (benchmarks/README.md, active section).
+        enough for the interval to see them.
     criterion : {"theorem1", "absolute"}
         ``"absolute"`` uses ``Σ_y p |w (ℓ − G̃)|`` (activeeval's deterministic variant).
 

@@ -325,8 +325,7 @@ class Proposal(Reportable):
         return np.sqrt(var / np.asarray(n_draws, dtype=float))
 
     def _tidy_rows(self) -> list[dict[str, Any]]:
-        return [dict(term=self.term, plug_in=self.plug_in, n_pool=self.n_pool, kind=self.kind,
-                     epsilon=self.epsilon, criterion=self.criterion,
+        return [dict(term=self.term, plug_in=self.plug_in,
                      expected_variance=self.expected_variance,
                      passive_variance=self.passive_variance,
                      expected_gain=self.expected_gain)]
@@ -340,17 +339,13 @@ class Proposal(Reportable):
 
     def _header(self) -> dict[str, Any]:
         hdr = super()._header()
-        hdr.update({"Method": self.method, "Model's plug-in estimate": self.plug_in,
-                    "Pool size": self.n_pool, "Defensive share ε": self.epsilon,
-                    "Criterion": self.criterion,
-                    "Expected variance per draw (active)": self.expected_variance,
-                    "Expected variance per draw (passive)": self.passive_variance,
-                    "Expected gain (passive / active)": self.expected_gain})
+        hdr.update({"Method": self.method, "Pool size": self.n_pool,
+                    "Defensive share ε": self.epsilon, "Criterion": self.criterion})
         return hdr
 
     def _glance_extra(self) -> dict[str, Any]:
-        return dict(kind=self.kind, epsilon=self.epsilon, expected_variance=self.expected_variance,
-                    passive_variance=self.passive_variance, expected_gain=self.expected_gain)
+        return dict(kind=self.kind, criterion=self.criterion, epsilon=self.epsilon,
+                    n_pool=self.n_pool)
 
     def plot(self, ax=None, **kwargs):
         """The proposal relative to uniform (``N·q``) over the model's log-odds (NIPS Fig. 2)."""

@@ -180,7 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
     except Exception as err:
-        from .._warnings import ConvergenceError
+        from .. import ConvergenceError
 
         if debug:
             raise

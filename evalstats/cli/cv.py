@@ -104,7 +104,7 @@ def _check_features(X, path: str) -> None:
     """Feature cells must be finite and of bounded magnitude (the learners square them);
     the first bad cell is named by its line in the file (the header is line 1) and column."""
     from .._validation import fail
-    from ..cv_variance._checks import MAX_FEATURE
+    from ..cv_variance import MAX_FEATURE
 
     vals = X.to_numpy(float)
     bad = ~np.isfinite(vals) | (np.abs(np.nan_to_num(vals)) > MAX_FEATURE)

@@ -43,7 +43,7 @@ def demo_results(fast: bool, seed: int = 2026) -> list:
 
 def _section(mod, fast: bool, seed: int) -> list:
     """One capability's demo results; a missing optional dependency skips it with a note."""
-    from .._render import Report
+    from .. import Report
 
     try:
         return list(mod.demo_results(fast=fast, seed=seed))

@@ -124,7 +124,7 @@ def _nonempty(path) -> bool:
 
 
 def run(args) -> int:
-    from .._warnings import ConvergenceError
+    from .. import ConvergenceError
     from ..extrapolate import extrapolate_accuracy
     from ._common import emit, resolve_seed
 

@@ -8,7 +8,9 @@
 The design file carries its own integrity check (columns ``design_row``, ``row_check``,
 ``design_check``, ``sealed_columns``, ``evalstats_version``): ``estimate`` refuses a design
 whose rows were deleted, copied or edited, naming the file, row and column. Add columns
-(``label``) freely; change nothing else.
+(``label``) freely; change nothing else. Write ``skip`` as the label of an item nobody can
+label: the estimate counts it and says what that does to it, instead of leaving out
+every label drawn after it.
 """
 
 from __future__ import annotations
@@ -71,7 +73,9 @@ def register(sub) -> None:
     e.add_argument("--labels", default=None,
                    help="CSV with id and label columns (default: a label column of the "
                         "design itself)")
-    e.add_argument("--label-col", default="label", help="label column (default 'label')")
+    e.add_argument("--label-col", default="label",
+                   help="label column (default 'label'); 'skip' marks an item nobody can "
+                        "label")
     e.add_argument("--id-col", default="id", help="id column of --labels (default 'id')")
     e.add_argument("--no-header", action="store_true",
                    help="--labels has no header row: its columns are id, label in that order")
@@ -110,17 +114,6 @@ def _check_sample_args(args: argparse.Namespace) -> None:
                    value=args.label_col)
 
 
-def _design_columns(first: pd.DataFrame) -> set[str] | None:
-    """The columns `evalstats sample` writes, read from a design's first row (``None``: the
-    table is not a sealed design)."""
-    from ..active._design_io import CHECK_COLUMNS, sealed_names
-
-    if len(first) == 0 or not {"design_check", "sealed_columns"} <= set(first.columns):
-        return None
-    rows, keys = sealed_names(first)
-    return {*rows, *keys, *CHECK_COLUMNS}
-
-
 def _read_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str], str]:
     from pathlib import Path
 
@@ -149,12 +142,12 @@ def _read_pool(args: argparse.Namespace) -> tuple[pd.DataFrame, list[str], str]:
 
 def run_sample(args: argparse.Namespace) -> int:
     from .._io import check_overwrite, write_csv
-    from ..active import active_design
+    from ..active import active_design, design_columns
 
     _check_sample_args(args)
     check_overwrite(args.out, force=args.force, protect={"--pool": args.pool},
                     label_columns=sorted({"label", args.label_col}),
-                    own_columns=_design_columns, writer="`evalstats sample`")
+                    own_columns=design_columns, writer="`evalstats sample`")
     pool, preds, _ = _read_pool(args)
     seed = resolve_seed(args)
     design = active_design(pool[args.score_col].to_numpy(), args.n_labels, args.measure,
@@ -227,13 +220,14 @@ def _check_label_col(args: argparse.Namespace, design: pd.DataFrame) -> None:
     of the design, nor the id column of ``--labels``."""
     from .._io import same_file
     from .._validation import fail
+    from ..active import design_columns
 
     if args.labels is not None:
         if args.label_col == args.id_col:
             raise fail("--label-col", "a column other than --id-col", value=args.label_col)
         if not same_file(args.labels, args.design):
             return
-    role = _column_role(args.label_col, _design_columns(design.head(1)))
+    role = _column_role(args.label_col, design_columns(design.head(1)))
     if role is not None:
         raise fail("--label-col", "the column of true labels added to the design",
                    got=f"{args.label_col!r}, {role}",
@@ -306,8 +300,7 @@ def _check_not_self_scored(design: pd.DataFrame, y: np.ndarray, args: argparse.N
 def run_estimate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..active import estimate_from_labels, read_design
-    from ..active._labels_io import design_and_labels
+    from ..active import check_labels, estimate_from_labels, read_design
 
     design = read_design(args.design)
     dname = Path(args.design).name
@@ -315,9 +308,8 @@ def run_estimate(args: argparse.Namespace) -> int:
     labels, lname = _read_labels(args, design, dname)
     design.attrs["source"], labels.attrs["source"] = dname, lname
     # every refusal names the files: the design's checks and the labels' rows first
-    checked, y, _ = design_and_labels(design, labels, source=dname, labels_source=lname,
-                                      require_seal=True, label_column=args.label_col)
-    _check_not_self_scored(checked, y, args, lname)
+    checked = check_labels(design, labels, require_seal=True, label_column=args.label_col)
+    _check_not_self_scored(checked, checked["label"].to_numpy(float), args, lname)
     res = estimate_from_labels(design, labels, confidence_level=args.confidence_level,
                                require_seal=True, label_column=args.label_col)
     emit(res, args, title="Active estimate")

@@ -7,7 +7,7 @@ variance, df), ``_draws`` (one draw), ``_baselines`` (peer methods), ``_results`
 (result classes) and ``_checks`` (input validation).
 """
 
-from ._checks import INTERVALS, METHODS
+from ._checks import INTERVALS, MAX_FEATURE, METHODS
 from ._compare import compare_learners
 from ._cv_error_ci import cv_error_ci
 from ._draws import projection_df
@@ -18,6 +18,7 @@ from ._seeding import ReproducibilityWarning
 __all__ = [
     "METHODS",
     "INTERVALS",
+    "MAX_FEATURE",
     "INTERVAL_METHODS",
     "ustat_df",
     "data_df",
