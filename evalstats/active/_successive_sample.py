@@ -115,4 +115,5 @@ def _prefix(rec: DrawRecords, n: int) -> DrawRecords:
     return DrawRecords(batch=rec.batch[:n], certain=rec.certain[:n], q=rec.q[:n],
                        bounds=rec.bounds[:n], ghat=rec.ghat[:n], preds=rec.preds[:n],
                        labels=rec.labels[:n], sum1=rec.sum1[:k], sum0=rec.sum0[:k],
-                       pool_size=rec.pool_size, n_pred_pos=rec.n_pred_pos)
+                       pool_size=rec.pool_size, n_pred_pos=rec.n_pred_pos,
+                       model_var=None if rec.model_var is None else rec.model_var[:n])
