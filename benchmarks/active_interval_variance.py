@@ -89,7 +89,8 @@ def run(which: str, reps: int, n_labels: int, out: Path, seed: int) -> None:
     """Every cell of ``which``, appending rows to ``out`` as runs finish."""
     with open(out, "w", newline="") as fh:
         csv.DictWriter(fh, FIELDS).writeheader()
-    for cell in active_pools.cells(which):
+    names = which if which in ("dev", "fresh", "fresh2", "all") else which.split(",")
+    for cell in active_pools.cells(names):
         pool = active_pools.build_cell(cell)
         print(active_pools.describe(pool), flush=True)
         n = reps if pool["labels"].size < active_pools.LARGE else max(reps // 5, 10)
@@ -149,7 +150,8 @@ def show(table: pd.DataFrame) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--families", default="fresh2")
+    ap.add_argument("--families", default="fresh2",
+                    help="dev, fresh, fresh2, all or comma-separated cell names")
     ap.add_argument("--reps", type=int, default=300)
     ap.add_argument("--labels", type=int, default=500)
     ap.add_argument("--seed", type=int, default=2026)

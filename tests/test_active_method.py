@@ -249,7 +249,7 @@ def test_model_and_max_score_intervals_solve_their_inequalities(measure):
     w = np.random.default_rng(5).uniform(0.0, 30.0, (rec.n_labels, 2))
     tot = pseudo_outcomes(DrawRecords(**{**rec.__dict__, "model_var": w}))
     coef = ratio_coefficients(spec, rec.pool_size, 80.0)
-    r = ratio_estimate(tot, coef)
+    r = ratio_estimate(tot, coef, variance="realised")
     (a1, a0, _), (b1, b0, _) = coef
     grid = np.linspace(0, 1, 20001)
     a, z2 = r["a"], 1.959963984540054 ** 2
@@ -267,7 +267,7 @@ def test_model_and_max_score_intervals_solve_their_inequalities(measure):
                     + (a0 - r["estimate"] * b0) ** 2 * ((a * a) @ w[:, 1])) / r["b_hat"]
     assert r["std_error_model"] == pytest.approx(se_m, rel=1e-12)
     assert r["std_error"] == r["std_error_realised"]
-    both = ratio_estimate(tot, coef, variance="max")
+    both = ratio_estimate(tot, coef)                        # the default: the larger
     assert both["std_error"] == max(r["std_error_model"], r["std_error_realised"])
     assert tuple(score_interval(both, 0.95)) == tuple(score_interval(r, 0.95, variance="max"))
 
@@ -367,6 +367,29 @@ def test_design_tables_without_model_variance_use_the_realised_one():
     assert new.std_error == pytest.approx(r["std_error"], rel=1e-12)
     assert tuple(old.conf_int()) == pytest.approx(
         tuple(score_interval(r, 0.95, variance="realised")), rel=1e-12)
+
+
+def test_score_interval_options_name_their_variance():
+    """``interval="score_<variance>"`` and ``conf_int(method=...)`` give the score interval
+    with that variance; ``"score"`` is the larger variance (the union of the two sets)."""
+    from evalstats.active import active_evaluate
+    from evalstats.active._measures import measure_spec
+
+    pool, y = _sim()
+    res = active_evaluate(pool["prob"], lambda i: y[i], n_labels=200, rng=4,
+                          predictions=pool["pred"], measure="recall")
+    r = res.sample.estimate(measure_spec("recall"))
+    sets = {v: tuple(score_interval(r, 0.95, variance=v)) for v in ("realised", "model")}
+    for v, ci in sets.items():
+        assert tuple(res.conf_int(method=f"score_{v}")) == ci
+    both = tuple(res.conf_int())
+    assert both == tuple(res.conf_int(method="score_max"))
+    assert both == (min(c[0] for c in sets.values()), max(c[1] for c in sets.values()))
+    assert res.std_error == max(r["std_error_realised"], r["std_error_model"])
+    alone = active_evaluate(pool["prob"], lambda i: y[i], n_labels=200, rng=4,
+                            predictions=pool["pred"], measure="recall",
+                            interval="score_realised")
+    assert alone.estimate == res.estimate and tuple(alone.conf_int()) == sets["realised"]
 
 
 def test_active_design_is_the_first_batch_of_the_evaluator():

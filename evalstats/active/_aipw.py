@@ -38,6 +38,21 @@ statistic ``D_t(g) = A_t − g B_t`` has conditional mean 0 under ``H₀``, so
 ``Σ a_t² D_t(g)²`` estimates its variance without bias there, and the interval is
 ``{g : (Σ a_t D_t(g))² ≤ z² Σ a_t² D_t(g)²}`` (a quadratic inequality: the Fieller /
 Wilson construction, which never leaves ``[0, 1]`` by a delta-method tangent).
+
+That is the *realised* quadratic variation. The martingale CLT holds as well with the
+*predictable* one (Hall & Heyde 1980, ch. 3: the conditional-variance form), the sum of the
+draws' conditional variances. That of draw ``t``'s residual for group ``G`` is, given the
+labels, ``Σ_{R_t ∩ G} (y − ĝ)²/q_t − (Σ_{R_t ∩ G} (y − ĝ))²``; its expectation under the
+batch model (``y ~ Bernoulli(ĝ)``), ``w_t = Σ_{R_t ∩ G} ĝ(1 − ĝ)(1/q_t − 1)`` (the
+anticipated variance of Isaki & Fuller 1982), is known before the draw and recorded with
+it. As the two groups' residuals of one draw are uncorrelated under the model, the
+predictable variance of ``Σ a_t D_t(g)`` is ``Σ a_t² (c₁(g)² w₁ₜ + c₀(g)² w₀ₜ)`` with
+``c_j(g) = a_j − g b_j``, and its score set is again a quadratic inequality. The realised
+variance is consistent whatever the model but cannot see residuals of rare items no draw
+has reached; the predictable one is exact under a calibrated model and does not depend on
+reaching them. The default inverts the larger of the two (the union of the two sets,
+each an interval around ``Ĝ``): no tuning constant, conservative under either
+assumption. A wrong model *and* an unsampled tail defeat both.
 """
 
 from __future__ import annotations
@@ -175,7 +190,7 @@ def linear_parts(tot: Totals, coef: tuple) -> tuple[np.ndarray, np.ndarray]:
 #: model-expected (predictable) one, or the larger of the two (the union of their sets)
 VARIANCES = ("realised", "model", "max")
 #: the variance of the default interval and of ``std_error``
-DEFAULT_VARIANCE = "realised"
+DEFAULT_VARIANCE = "max"
 
 
 def ratio_estimate(tot: Totals, coef: tuple, variance: str = DEFAULT_VARIANCE) -> dict:
