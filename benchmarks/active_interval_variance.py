@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> None:
     table = summarise(raw)
     table.to_csv(RESULTS / f"active_interval_variance_{tag}.csv", index=False)
     print(show(table))
-    if tag.startswith("fresh2") or args.families == "fresh2":
+    if tag.startswith("fresh2"):
         print(decide(table))
 
 
