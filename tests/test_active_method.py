@@ -127,6 +127,26 @@ def test_default_totals_exactly_unbiased(name, batches):
     assert mean0 == pytest.approx(float((1 - f) @ y), abs=1e-10)    # FN
 
 
+def test_sessions_without_model_variance_restore_to_the_realised_one():
+    # a design state written before the model variance was recorded: restored as unknown
+    pool, y = POOLS["small"]
+    feature = np.log(pool.probs) - np.log1p(-pool.probs)
+    design = SuccessiveDesign(pool, F1, feature, 0.1, passive=False)
+    design.take(design.plan(3, np.zeros(0, int), np.zeros(0)), np.array([2, 0]))
+    meta = design.meta()
+    old = {"rows": {k: v for k, v in meta["rows"].items() if k != "model_var"},
+           "batches": meta["batches"]}
+    back = SuccessiveDesign(pool, F1, feature, 0.1, passive=False)
+    back.restore(old)
+    labels = {i: y[i] for i in design.rows["item"]}
+    rec, rec_old = design.records(labels, 1), back.records(labels, 1)
+    assert np.isfinite(rec.model_var).all() and np.isnan(rec_old.model_var).all()
+    coef = ratio_coefficients(F1, pool.size, float(pool.preds[:, 0].sum()))
+    r, r_old = (ratio_estimate(pseudo_outcomes(x), coef) for x in (rec, rec_old))
+    assert r_old["estimate"] == r["estimate"]
+    assert r_old["std_error"] == r["std_error_realised"]
+
+
 def test_recorded_q_is_the_successive_probability():
     pool, y = POOLS["small"]
     feature = np.log(pool.probs) - np.log1p(-pool.probs)
