@@ -11,7 +11,9 @@ True laws (``law=``), each with mean exactly ``prevalence``:
 * ``logit_normal`` — ``logit p ~ N(μ, spread²)``, ``μ`` solved by adaptive quadrature;
 * ``beta`` — ``p ~ Beta(prevalence·κ, (1 − prevalence)·κ)`` with concentration ``κ = spread``;
 * ``two_group`` — a group of share ``prevalence`` with ``logit p ~ N(1, spread²)`` and the rest
-  with ``logit p ~ N(μ₀, spread²)``, ``μ₀`` solved (the shape of entity-resolution pools).
+  with ``logit p ~ N(μ₀, spread²)``, ``μ₀`` solved (the shape of entity-resolution pools);
+* ``logit_t`` — ``logit p = μ + spread·T`` with ``T`` Student-t on 4 degrees of freedom (heavy
+  tails: more near-certain items on both sides), ``μ`` solved by adaptive quadrature.
 
 Members (``family=``), one line each:
 
@@ -21,16 +23,20 @@ Members (``family=``), one line each:
 * ``distorted`` — miscalibrated outside it (``kind=``): ``fold`` (non-monotone: log-odds above
   ``knee`` reflected, ``σ(2·knee − ℓ)``, so the surest positives score low), ``wiggle``
   (non-monotone: ``σ(ℓ + 1.5 sin ℓ)``), ``quantized`` (piecewise constant: the midpoint of
-  ten equal-width probability bins), ``plateau`` (piecewise: 0.5 for ``|ℓ| ≤ 2``, ``σ(ℓ)``
-  elsewhere), ``probit`` (another link: ``Φ(ℓ)``), ``cloglog`` (``1 − exp(−eˡ)``);
+  ten equal-width probability bins), ``steps`` (piecewise constant on the log-odds scale:
+  ``σ(2·round(ℓ/2))``, a few tied levels, most of them near 0), ``plateau`` (piecewise:
+  0.5 for ``|ℓ| ≤ 2``, ``σ(ℓ)`` elsewhere), ``probit`` (another link: ``Φ(ℓ)``), ``cloglog``
+  (``1 − exp(−eˡ)``);
 * ``segment`` — a random sub-population of share ``share`` has uninformative scores
   (``kind=``): ``shuffled`` (its scores permuted among its items) or ``constant`` (all equal
   to ``prevalence``); the rest is calibrated;
 * ``blind_spot`` — exactly ``round(hidden_share · n_items)`` items are positives hidden at
-  scores below 0.01 (``shape=``): ``uniform`` (log-odds uniform on ``[logit 1e-4,
-  logit 1e-2)``), ``tied`` (all at 0.004, tied with the negatives there) or ``deep`` (log-odds
-  uniform on ``[logit 1e-6, logit 1e-4)``); the other items follow the calibrated law with
-  the prevalence that keeps the pool's expected prevalence at ``prevalence``;
+  low scores (``shape=``): ``uniform`` (log-odds uniform on ``[logit 1e-4,
+  logit 1e-2)``), ``tied`` (all at 0.004, tied with the negatives there), ``deep`` (log-odds
+  uniform on ``[logit 1e-6, logit 1e-4)``) or ``band`` (log-odds uniform on ``[logit 0.02,
+  logit 0.2)``: positives at middling-low scores the model calls unlikely, not near-certain);
+  the other items follow the calibrated law with the prevalence that keeps the pool's
+  expected prevalence at ``prevalence``;
 * ``margins`` — raw SVM-like margins, not probabilities (``kind=``): ``linear``
   (``scale·ℓ``) or ``saturating`` (``scale·tanh(ℓ/scale)``); predictions are ``margin > 0``.
 
@@ -60,8 +66,14 @@ prevalence             0.05 %–10 %                      0.03 %–8 %
 pool size              2·10⁴–10⁶                        2·10⁴–10⁷
 =====================  ===============================  =================================
 
+**Second fresh family** (``FRESH2_FAMILY``), fixed before anything was run on it, for a
+later decision: the heavy-tailed ``logit_t`` law (in neither family above), a calibrated rare
+pool (0.05 %), a blind spot of another shape (``band``: positives at scores 0.02–0.2), a
+strongly overconfident pool (``a = 5``), scores quantised on the log-odds scale (``steps``),
+an underconfident, shifted 3-million pool and a small, common-positive calibrated pool.
+
 Each pool is generated from a seed fixed by its cell name (:func:`cell_seed`), so every
-harness run sees the same pool. Only the engineer deciding a default runs the fresh family,
+harness run sees the same pool. Only the engineer deciding a default runs a fresh family,
 once.
 """
 
@@ -81,11 +93,13 @@ CHUNK = 1 << 20
 CLIP = 1e-7
 #: the score below which blind-spot positives hide
 BLIND_BELOW = 0.01
-BLIND_SHAPES = {"uniform": (1e-4, 1e-2), "deep": (1e-6, 1e-4)}
+BLIND_SHAPES = {"uniform": (1e-4, 1e-2), "deep": (1e-6, 1e-4), "band": (0.02, 0.2)}
 BLIND_TIED = 0.004
-LAWS = ("logit_normal", "beta", "two_group")
+LAWS = ("logit_normal", "beta", "two_group", "logit_t")
+#: degrees of freedom of the ``logit_t`` law's Student-t log-odds
+T_DF = 4
 FAMILIES = ("calibrated", "logistic", "distorted", "segment", "blind_spot", "margins")
-DISTORTIONS = ("fold", "wiggle", "quantized", "plateau", "probit", "cloglog")
+DISTORTIONS = ("fold", "wiggle", "quantized", "plateau", "probit", "cloglog", "steps")
 
 # -- the cells -----------------------------------------------------------------------------------
 
@@ -140,20 +154,39 @@ FRESH_FAMILY: list[tuple[str, dict[str, Any]]] = [
           scale=1.5),
 ]
 
+#: second fresh family: the heavy-tailed logit-t law, other shapes (see the module docstring)
+FRESH2_FAMILY: list[tuple[str, dict[str, Any]]] = [
+    _cell("f2_cal_rare", "calibrated", 400_000, 0.0005, law="logit_t", spread=2.0,
+          threshold=0.3),
+    _cell("f2_blind_band", "blind_spot", 60_000, 0.02, law="logit_t", spread=1.5,
+          shape="band", hidden_share=0.004, threshold=0.5),
+    _cell("f2_over", "logistic", 40_000, 0.04, law="logit_t", spread=1.5, a=5.0, b=0.0,
+          top_k=2.0),
+    _cell("f2_steps", "distorted", 80_000, 0.01, law="logit_t", spread=2.0, kind="steps",
+          threshold=0.5),
+    _cell("f2_under_3m", "logistic", 3_000_000, 0.002, law="logit_t", spread=2.0, a=0.5,
+          b=-1.0, top_k=1.0),
+    _cell("f2_cal_small", "calibrated", 20_000, 0.08, law="logit_t", spread=1.5,
+          threshold=0.5),
+]
+
 
 def list_families() -> dict[str, list[str]]:
-    """The cell names of each family: ``{"dev": [...], "fresh": [...]}``."""
+    """The cell names of each family: ``{"dev": [...], "fresh": [...], "fresh2": [...]}``."""
     return {"dev": [kw["name"] for _, kw in DEV_FAMILY],
-            "fresh": [kw["name"] for _, kw in FRESH_FAMILY]}
+            "fresh": [kw["name"] for _, kw in FRESH_FAMILY],
+            "fresh2": [kw["name"] for _, kw in FRESH2_FAMILY]}
 
 
 def cells(which: str | list[str]) -> list[tuple[str, dict[str, Any]]]:
-    """``"dev"``, ``"fresh"``, ``"all"`` or a list of cell names -> their ``(family, kwargs)``."""
+    """``"dev"``, ``"fresh"``, ``"fresh2"``, ``"all"`` (development and first fresh family) or
+    a list of cell names -> their ``(family, kwargs)``."""
     every = DEV_FAMILY + FRESH_FAMILY
-    if isinstance(which, str) and which in ("dev", "fresh", "all"):
-        return {"dev": DEV_FAMILY, "fresh": FRESH_FAMILY, "all": every}[which]
+    if isinstance(which, str) and which in ("dev", "fresh", "fresh2", "all"):
+        return {"dev": DEV_FAMILY, "fresh": FRESH_FAMILY, "fresh2": FRESH2_FAMILY,
+                "all": every}[which]
     names = [which] if isinstance(which, str) else list(which)
-    known = {kw["name"]: (fam, kw) for fam, kw in every}
+    known = {kw["name"]: (fam, kw) for fam, kw in every + FRESH2_FAMILY}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"unknown pool cells {unknown}; known: {sorted(known)}")
@@ -181,10 +214,18 @@ def _mean_logit_normal(mu: float, spread: float) -> float:
                           epsabs=1e-15, epsrel=1e-11, limit=200)[0]
 
 
-def _solve_mu(target: float, spread: float) -> float:
-    """``μ`` with ``E σ(μ + spread·Z) = target``."""
-    return optimize.brentq(lambda m: _mean_logit_normal(m, spread) - target, -60, 60,
-                           xtol=1e-12)
+def _mean_logit_t(mu: float, spread: float) -> float:
+    """``E σ(μ + spread·T)``, ``T ~ t(T_DF)``, by adaptive quadrature on both half-lines."""
+    def f(z):
+        return special.expit(mu + spread * z) * stats.t.pdf(z, T_DF)
+    c = -mu / spread
+    kw = dict(epsabs=1e-15, epsrel=1e-11, limit=200)
+    return integrate.quad(f, -np.inf, c, **kw)[0] + integrate.quad(f, c, np.inf, **kw)[0]
+
+
+def _solve_mu(target: float, spread: float, mean=_mean_logit_normal) -> float:
+    """``μ`` with ``mean(μ, spread) = target`` (default: ``E σ(μ + spread·Z)``)."""
+    return optimize.brentq(lambda m: mean(m, spread) - target, -60, 60, xtol=1e-12)
 
 
 class _Law:
@@ -196,6 +237,8 @@ class _Law:
         self.law, self.prevalence, self.spread = law, prevalence, spread
         if law == "logit_normal":
             self.mu = _solve_mu(prevalence, spread)
+        elif law == "logit_t":
+            self.mu = _solve_mu(prevalence, spread, _mean_logit_t)
         elif law == "two_group":
             rest = prevalence - prevalence * _mean_logit_normal(1.0, spread)
             self.mu = _solve_mu(rest / (1 - prevalence), spread)
@@ -204,6 +247,8 @@ class _Law:
         if self.law == "beta":
             k = self.spread
             return rng.beta(self.prevalence * k, (1 - self.prevalence) * k, n)
+        if self.law == "logit_t":
+            return special.expit(self.mu + self.spread * rng.standard_t(T_DF, n))
         z = rng.standard_normal(n)
         if self.law == "logit_normal":
             return special.expit(self.mu + self.spread * z)
@@ -232,6 +277,8 @@ def _distort(p: np.ndarray, kind: str, knee: float) -> np.ndarray:
         return special.ndtr(ell)
     if kind == "cloglog":
         return -np.expm1(-np.exp(np.minimum(ell, 50)))
+    if kind == "steps":
+        return special.expit(2.0 * np.round(ell / 2.0))
     raise ValueError(f"`kind` must be one of {DISTORTIONS}; got {kind!r}")
 
 
@@ -275,7 +322,7 @@ def _draw_pool(law: _Law, score_of, n: int, rng: np.random.Generator, dtype, cli
 
 def _hide(scores: np.ndarray, labels: np.ndarray, k: int, shape: str,
           rng: np.random.Generator) -> np.ndarray:
-    """Make ``k`` random items positives hidden below score 0.01; their positions."""
+    """Make ``k`` random items positives hidden at low scores (``shape``); their positions."""
     idx = np.sort(rng.choice(scores.size, size=k, replace=False))
     if shape == "tied":
         scores[idx] = BLIND_TIED

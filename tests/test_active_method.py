@@ -4,6 +4,8 @@
   stratum, successive draws) by enumerating every draw sequence of small pools, with the
   pseudo-outcomes recomputed from their definition;
 * the variance of the pool totals in closed form (one batch, one draw);
+* the model-expected (predictable) variance of each draw by enumerating every label vector
+  of the items left under the batch model;
 * the score interval against a brute-force scan of its defining inequality;
 * the betting capital against a direct product.
 """
@@ -27,6 +29,7 @@ from evalstats.active._measures import measure_spec
 from evalstats.active._proposals import Pool
 from evalstats.active._successive_design import (
     SuccessiveDesign,
+    _model_variance,
     certain_items,
     recalibrate,
     successive_order,
@@ -124,6 +127,26 @@ def test_default_totals_exactly_unbiased(name, batches):
     assert mean0 == pytest.approx(float((1 - f) @ y), abs=1e-10)    # FN
 
 
+def test_sessions_without_model_variance_restore_to_the_realised_one():
+    # a design state written before the model variance was recorded: restored as unknown
+    pool, y = POOLS["small"]
+    feature = np.log(pool.probs) - np.log1p(-pool.probs)
+    design = SuccessiveDesign(pool, F1, feature, 0.1, passive=False)
+    design.take(design.plan(3, np.zeros(0, int), np.zeros(0)), np.array([2, 0]))
+    meta = design.meta()
+    old = {"rows": {k: v for k, v in meta["rows"].items() if k != "model_var"},
+           "batches": meta["batches"]}
+    back = SuccessiveDesign(pool, F1, feature, 0.1, passive=False)
+    back.restore(old)
+    labels = {i: y[i] for i in design.rows["item"]}
+    rec, rec_old = design.records(labels, 1), back.records(labels, 1)
+    assert np.isfinite(rec.model_var).all() and np.isnan(rec_old.model_var).all()
+    coef = ratio_coefficients(F1, pool.size, float(pool.preds[:, 0].sum()))
+    r, r_old = (ratio_estimate(pseudo_outcomes(x), coef) for x in (rec, rec_old))
+    assert r_old["estimate"] == r["estimate"]
+    assert r_old["std_error"] == r["std_error_realised"]
+
+
 def test_recorded_q_is_the_successive_probability():
     pool, y = POOLS["small"]
     feature = np.log(pool.probs) - np.log1p(-pool.probs)
@@ -178,6 +201,39 @@ def test_variance_of_one_draw_closed_form():
     assert float(s @ (values - f @ y) ** 2) == pytest.approx(exact, rel=1e-10)
 
 
+def _brute_model_variance(g, s, f, order):
+    """``E_m[Var_q(r_t | past, y)]`` of each draw and group by enumeration: every label
+    vector of the items left (weights ``Π ĝ^y (1 − ĝ)^(1−y)``), every item they may draw
+    (``q = s / Σ_{R_t} s``), ``r = 1[i ∈ G](y_i − ĝ_i)/q_i``."""
+    out = np.zeros((len(order), 2 * f.shape[1]))
+    for t in range(len(order)):
+        left = [i for i in range(len(g)) if i not in set(order[:t].tolist())]
+        q = s[left] / s[left].sum()
+        for ys in itertools.product([0.0, 1.0], repeat=len(left)):
+            y = np.array(ys)
+            w = float(np.prod(np.where(y == 1, g[left], 1 - g[left])))
+            for j in range(f.shape[1]):
+                for c, grp in enumerate((f[left, j] == 1, f[left, j] != 1)):
+                    r = np.where(grp, (y - g[left]) / q, 0.0)
+                    out[t, 2 * j + c] += w * (float(q @ r ** 2) - float(q @ r) ** 2)
+    return out
+
+
+def test_model_variance_by_enumeration():
+    # 7 items, two prediction columns, five of them drawn (the last from two items left)
+    rng = np.random.default_rng(11)
+    g = np.array([0.9, 0.6, 0.3, 0.2, 0.05, 0.01, 0.5])
+    s = rng.uniform(0.2, 1.0, 7)
+    f = np.array([[1, 1, 0, 0, 0, 0, 1], [1, 0, 1, 0, 0, 1, 0]], float).T
+    order = np.array([3, 0, 6, 1, 4])
+    left = s.sum() - np.concatenate(([0.0], np.cumsum(s[order])[:-1]))
+    got = _model_variance(g, s, f, order, left)
+    assert got == pytest.approx(_brute_model_variance(g, s, f, order), rel=1e-10, abs=1e-13)
+    # one item left: the draw is certain and adds no variance
+    last = _model_variance(g[:1], s[:1], f[:1], np.array([0]), s[:1])
+    assert last == pytest.approx(np.zeros((1, 4)), abs=1e-15)
+
+
 def _toy_records(rng, n=40):
     preds = (rng.random(n) < 0.4).astype(float).reshape(-1, 1)
     labels = (rng.random(n) < 0.5).astype(float)
@@ -203,6 +259,37 @@ def test_score_interval_solves_its_inequality(measure):
     assert lo == pytest.approx(grid[inside].min(), abs=1e-4)
     assert hi == pytest.approx(grid[inside].max(), abs=1e-4)
     assert lo <= r["estimate"] <= hi
+
+
+@pytest.mark.parametrize("measure", ["f1", "recall", "accuracy"])
+def test_model_and_max_score_intervals_solve_their_inequalities(measure):
+    # model: (Σ a D(g))² ≤ z² Σ a² (c₁(g)² w₁ + c₀(g)² w₀); max: the union with the realised set
+    spec = measure_spec(measure)
+    rec = _toy_records(np.random.default_rng(4))
+    w = np.random.default_rng(5).uniform(0.0, 30.0, (rec.n_labels, 2))
+    tot = pseudo_outcomes(DrawRecords(**{**rec.__dict__, "model_var": w}))
+    coef = ratio_coefficients(spec, rec.pool_size, 80.0)
+    r = ratio_estimate(tot, coef, variance="realised")
+    (a1, a0, _), (b1, b0, _) = coef
+    grid = np.linspace(0, 1, 20001)
+    a, z2 = r["a"], 1.959963984540054 ** 2
+    lhs = ((r["A"][None, :] - grid[:, None] * r["B"][None, :]) @ a) ** 2
+    v_model = ((a1 - grid * b1) ** 2 * ((a * a) @ w[:, 0])
+               + (a0 - grid * b0) ** 2 * ((a * a) @ w[:, 1]))
+    d = r["A"][None, :] - grid[:, None] * r["B"][None, :]
+    v_real = d ** 2 @ (a * a)
+    for variance, inside in (("model", lhs <= z2 * v_model),
+                             ("max", lhs <= z2 * np.maximum(v_model, v_real))):
+        lo, hi = score_interval(r, 0.95, variance=variance)
+        assert lo == pytest.approx(grid[inside].min(), abs=1e-4)
+        assert hi == pytest.approx(grid[inside].max(), abs=1e-4)
+    se_m = np.sqrt((a1 - r["estimate"] * b1) ** 2 * ((a * a) @ w[:, 0])
+                    + (a0 - r["estimate"] * b0) ** 2 * ((a * a) @ w[:, 1])) / r["b_hat"]
+    assert r["std_error_model"] == pytest.approx(se_m, rel=1e-12)
+    assert r["std_error"] == r["std_error_realised"]
+    both = ratio_estimate(tot, coef)                        # the default: the larger
+    assert both["std_error"] == max(r["std_error_model"], r["std_error_realised"])
+    assert tuple(score_interval(both, 0.95)) == tuple(score_interval(r, 0.95, variance="max"))
 
 
 def test_betting_capital_matches_a_direct_product():
@@ -276,6 +363,53 @@ def test_offline_equals_online_bit_for_bit(interval, tmp_path):
         assert tuple(res.conf_int()) == tuple(one.conf_int())
         pd.testing.assert_frame_equal(res.measures().drop(columns="method"),
                                       one.measures().drop(columns="method"))
+
+
+def test_design_tables_without_model_variance_use_the_realised_one():
+    """A design table written before the model variance was recorded still estimates:
+    the same estimate, the realised standard error and the realised score interval."""
+    from evalstats.active import active_design, estimate_from_labels
+    from evalstats.active._design_io import seal_design, sealed_names
+    from evalstats.active._design_table import records_from_table
+
+    pool, y = _sim()
+    design = active_design(pool["prob"], 150, "f1", rng=3, predictions=pool["pred"])
+    added = ["model_var_1_0", "model_var_0_0"]
+    assert set(added) <= set(design.columns)
+    older = seal_design(design.drop(columns=added), sealed_names(design)[1])  # as written before
+    labels = y[design["id"]]
+    new = estimate_from_labels(design, labels)
+    old = estimate_from_labels(older, labels)
+    r = ratio_estimate(pseudo_outcomes(records_from_table(design, labels)),
+                       ratio_coefficients(F1, len(pool), float(pool["pred"].sum())))
+    assert old.estimate == new.estimate == r["estimate"]
+    assert old.std_error == pytest.approx(r["std_error_realised"], rel=1e-12)
+    assert new.std_error == pytest.approx(r["std_error"], rel=1e-12)
+    assert tuple(old.conf_int()) == pytest.approx(
+        tuple(score_interval(r, 0.95, variance="realised")), rel=1e-12)
+
+
+def test_score_interval_options_name_their_variance():
+    """``interval="score_<variance>"`` and ``conf_int(method=...)`` give the score interval
+    with that variance; ``"score"`` is the larger variance (the union of the two sets)."""
+    from evalstats.active import active_evaluate
+    from evalstats.active._measures import measure_spec
+
+    pool, y = _sim()
+    res = active_evaluate(pool["prob"], lambda i: y[i], n_labels=200, rng=4,
+                          predictions=pool["pred"], measure="recall")
+    r = res.sample.estimate(measure_spec("recall"))
+    sets = {v: tuple(score_interval(r, 0.95, variance=v)) for v in ("realised", "model")}
+    for v, ci in sets.items():
+        assert tuple(res.conf_int(method=f"score_{v}")) == ci
+    both = tuple(res.conf_int())
+    assert both == tuple(res.conf_int(method="score_max"))
+    assert both == (min(c[0] for c in sets.values()), max(c[1] for c in sets.values()))
+    assert res.std_error == max(r["std_error_realised"], r["std_error_model"])
+    alone = active_evaluate(pool["prob"], lambda i: y[i], n_labels=200, rng=4,
+                            predictions=pool["pred"], measure="recall",
+                            interval="score_realised")
+    assert alone.estimate == res.estimate and tuple(alone.conf_int()) == sets["realised"]
 
 
 def test_active_design_is_the_first_batch_of_the_evaluator():

@@ -231,3 +231,27 @@ def test_harness_plan_and_seeds():
     a, b = af._seed(child, 500), af._seed(child, 500)
     assert a.generate_state(2).tolist() == b.generate_state(2).tolist()
     assert a.generate_state(2).tolist() != af._seed(child, 200).generate_state(2).tolist()
+
+
+def test_second_fresh_family_is_fixed_and_differs_in_law():
+    fam = ap.list_families()
+    assert len(fam["fresh2"]) == len(set(fam["fresh2"])) == 6
+    assert not set(fam["fresh2"]) & (set(fam["dev"]) | set(fam["fresh"]))
+    # its law is in neither earlier family; "all" stays the first two families
+    assert {kw.get("law") for _, kw in ap.FRESH2_FAMILY} == {"logit_t"}
+    assert "logit_t" not in {kw.get("law", "logit_normal")
+                             for _, kw in ap.DEV_FAMILY + ap.FRESH_FAMILY}
+    assert ap.cells("fresh2") == ap.FRESH2_FAMILY and len(ap.cells("all")) == 26
+
+
+def test_logit_t_law_and_band_blind_spot_as_stated():
+    # the solved location against a trapezoid rule on a wide fine grid (t(4) density)
+    law = ap._Law("logit_t", 0.01, 2.0)
+    z = np.linspace(-400, 400, 2_000_001)
+    mean = np.trapezoid(special.expit(law.mu + 2.0 * z) * stats.t.pdf(z, ap.T_DF), z)
+    assert mean == pytest.approx(0.01, rel=1e-6)
+    p = ap.make_pool("blind_spot", n_items=25_000, prevalence=0.02, rng=3, law="logit_t",
+                     spread=1.5, shape="band", hidden_share=0.0036)
+    idx = p["meta"]["hidden_ids"]
+    assert (p["labels"][idx] == 1).all()
+    assert (p["scores"][idx] >= 0.02).all() and (p["scores"][idx] < 0.2).all()

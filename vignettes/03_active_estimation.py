@@ -16,9 +16,14 @@
 #   model's prediction for the items left, and the drawn item's residual over its draw
 #   probability): its mean is the true total *exactly*, whatever the model — the model only
 #   changes the variance; F1, precision, recall and accuracy are ratios of such totals;
-# * the default interval inverts the **score statistic** of the ratio, and
-#   `interval="anytime"` gives a **confidence sequence** that stays valid when you stop
-#   labeling because the interval looks narrow enough.
+# * the default interval inverts the **score statistic** of the ratio with the larger of
+#   two variances of the martingale of draws (Hall & Heyde 1980, ch. 3): the *realised*
+#   one (the spread of the residuals drawn so far, right whatever the model) and the
+#   *predictable* one the batch model expects before each draw (right when the model is
+#   calibrated, even for rare items no draw has reached yet) — conservative if either
+#   holds, with no constant to tune; `interval="score_realised"` / `"score_model"` give
+#   one alone, and `interval="anytime"` gives a **confidence sequence** that stays valid
+#   when you stop labeling because the interval looks narrow enough.
 #
 # We compare, on real data:
 #
@@ -215,11 +220,14 @@ print(er_table.round(4).to_string(index=False))
 # On a pool this imbalanced the false negatives among the low scores are rare events: a
 # few hundred labels usually draw none of them (the estimate is then a little high) and
 # now and then draw one at a large weight (then much lower). The estimate stays unbiased
-# over the design — its mean is the truth — but its distribution is skewed, and the
-# fixed-size interval, which trusts the spread of the labels it has seen, covers less than
-# 95 % on such pools (section 5). The confidence sequence of `interval="anytime"` does not
-# rely on that spread: it is valid at any number of labels, but wide where errors could
-# hide among items the model is sure of.
+# over the design — its mean is the truth — but its distribution is skewed. An interval
+# that trusted only the spread of the labels it has seen would cover less than 95 % on
+# such pools; the default also takes the spread the recalibrated model expects for the
+# items not drawn yet, which covers them as long as the model is roughly right there.
+# Where the model is wrong *and* the missed positives sit where no draw has reached, no
+# fixed-size interval can cover (section 5). The confidence sequence of
+# `interval="anytime"` does not rely on either: it is valid at any number of labels, but
+# wide where errors could hide among items the model is sure of.
 
 # %%
 import matplotlib.pyplot as plt  # noqa: E402

@@ -22,12 +22,21 @@ batches only:
    ``X_t = Σ_{L_t} y + Σ_{R_t} ĝ + (y_x − ĝ_x)/q_t`` with ``E[X_t | past] = T`` exactly
    for any model (Farquhar et al. 2021; Zrnic & Candès 2024); ``T̂ = Σ a_t X_t`` with equal
    weight per label (predictable, summing to one) is exactly unbiased. ``Ĝ = Â/B̂``.
-6. *Interval.* The score interval ``{g : (Σ a_t D_t(g))² ≤ z² Σ a_t² D_t(g)²}``,
-   ``D_t(g) = A_t − g B_t`` (mean 0 under ``G = g``, so its variance is estimated without
-   bias there; a Fieller/Wilson construction). It relies on the martingale CLT: where
-   positives hide among items the model calls near-certain negatives, a few hundred
-   labels may draw none of them, the estimate is then too high and no fixed-``n``
-   interval can know it (a note says so).
+6. *Interval.* The score interval ``{g : (Σ a_t D_t(g))² ≤ z² V(g)}``,
+   ``D_t(g) = A_t − g B_t`` (mean 0 under ``G = g``: a Fieller/Wilson construction). The
+   martingale CLT holds with either estimate of the variance of ``Σ a_t D_t(g)`` (Hall &
+   Heyde 1980, ch. 3): the realised quadratic variation ``Σ a_t² D_t(g)²``, consistent
+   whatever the model but blind to rare residuals not drawn yet, or the predictable one
+   ``Σ a_t² (c₁(g)² w₁ₜ + c₀(g)² w₀ₜ)`` (``c_j(g) = a_j − g b_j``), where ``w_t`` is the
+   conditional variance of draw ``t``'s residual expected under the batch model,
+   ``Σ_{R_t ∩ G} ĝ(1 − ĝ)(1/q_t − 1)``, recorded before the draw: exact under a
+   calibrated model and not dependent on catching the rare items. ``V(g)`` is the larger
+   of the two (the union of the two sets): no constant is added, and the interval is
+   conservative under either assumption (``interval="score_realised"``,
+   ``"score_model"`` give one alone). Where the model is wrong *and* positives hide
+   among items it calls near-certain negatives that no draw reached, neither variance
+   sees them, the estimate is too high and no fixed-``n`` interval can cover (a note
+   says so).
 7. *Anytime-valid sequence* (``interval="anytime"``). Betting confidence sequences
    (Waudby-Smith & Ramdas 2024; Waudby-Smith et al. 2022) on the same draws: for each
    side of each total, the average of the capitals of the doubly robust pseudo-outcome
@@ -53,7 +62,9 @@ Sawade, Landwehr, Bickel & Scheffer, ICML 2010; Sawade, Landwehr & Scheffer, NIP
 Rosén, Ann. Math. Stat. 43, 1972; Särndal, Swensson & Wretman, *Model Assisted Survey
 Sampling*, 1992; Farquhar, Gal & Rainforth, ICLR 2021; Zrnic & Candès, ICML 2024;
 Waudby-Smith & Ramdas, JRSSB 86(1), 2024; Waudby-Smith, Wu, Ramdas, Karampatziakis &
-Mineiro, arXiv 2210.10768, 2022; Gelman, Jakulin, Pittau & Su, Ann. Appl. Stat. 2, 2008.
+Mineiro, arXiv 2210.10768, 2022; Gelman, Jakulin, Pittau & Su, Ann. Appl. Stat. 2, 2008;
+Hall & Heyde, *Martingale Limit Theory and Its Application*, 1980; Isaki & Fuller, JASA
+77, 1982.
 """
 
 from ._design_io import design_columns, read_design

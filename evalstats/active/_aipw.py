@@ -38,6 +38,21 @@ statistic ``D_t(g) = A_t − g B_t`` has conditional mean 0 under ``H₀``, so
 ``Σ a_t² D_t(g)²`` estimates its variance without bias there, and the interval is
 ``{g : (Σ a_t D_t(g))² ≤ z² Σ a_t² D_t(g)²}`` (a quadratic inequality: the Fieller /
 Wilson construction, which never leaves ``[0, 1]`` by a delta-method tangent).
+
+That is the *realised* quadratic variation. The martingale CLT holds as well with the
+*predictable* one (Hall & Heyde 1980, ch. 3: the conditional-variance form), the sum of the
+draws' conditional variances. That of draw ``t``'s residual for group ``G`` is, given the
+labels, ``Σ_{R_t ∩ G} (y − ĝ)²/q_t − (Σ_{R_t ∩ G} (y − ĝ))²``; its expectation under the
+batch model (``y ~ Bernoulli(ĝ)``), ``w_t = Σ_{R_t ∩ G} ĝ(1 − ĝ)(1/q_t − 1)`` (the
+anticipated variance of Isaki & Fuller 1982), is known before the draw and recorded with
+it. As the two groups' residuals of one draw are uncorrelated under the model, the
+predictable variance of ``Σ a_t D_t(g)`` is ``Σ a_t² (c₁(g)² w₁ₜ + c₀(g)² w₀ₜ)`` with
+``c_j(g) = a_j − g b_j``, and its score set is again a quadratic inequality. The realised
+variance is consistent whatever the model but cannot see residuals of rare items no draw
+has reached; the predictable one is exact under a calibrated model and does not depend on
+reaching them. The default inverts the larger of the two (the union of the two sets,
+each an interval around ``Ĝ``): no tuning constant, conservative under either
+assumption. A wrong model *and* an unsampled tail defeat both.
 """
 
 from __future__ import annotations
@@ -49,8 +64,8 @@ import numpy as np
 from .._result import ConfidenceInterval, critical_value
 from ._measures import MeasureSpec
 
-__all__ = ["DrawRecords", "Totals", "pseudo_outcomes", "ratio_coefficients", "ratio_estimate",
-           "score_interval"]
+__all__ = ["DrawRecords", "Totals", "VARIANCES", "DEFAULT_VARIANCE", "exclusive_cumsum",
+           "pseudo_outcomes", "ratio_coefficients", "ratio_estimate", "score_interval"]
 
 
 @dataclass(frozen=True)
@@ -65,7 +80,10 @@ class DrawRecords:
     ``preds`` (``(n, m)`` predictions of every model) and ``labels``. Batch arrays:
     ``sum1``/``sum0`` (``(K, m)``: ``Σ ĝ`` over the items left to draw from in batch ``k``
     after its certain items, among those model ``j`` predicts positive / negative).
-    Constants: ``pool_size`` and ``n_pred_pos`` (``(m,)``).
+    Constants: ``pool_size`` and ``n_pred_pos`` (``(m,)``). ``model_var`` (``(n, 2m)``,
+    optional): per model ``j`` the conditional variance of the draw's residual term of
+    ``Y₁`` and of ``Y₀`` expected under the batch model (0 for certain items; NaN where
+    unknown).
     """
 
     batch: np.ndarray
@@ -79,6 +97,7 @@ class DrawRecords:
     sum0: np.ndarray
     pool_size: int
     n_pred_pos: np.ndarray
+    model_var: np.ndarray | None = None
 
     @property
     def n_labels(self) -> int:
@@ -101,7 +120,8 @@ class Totals:
     """Per-draw pseudo-outcomes of ``Y₁`` and ``Y₀`` for one model, their residual parts
     ``r₁``, ``r₀`` (the ``(y − ĝ)/q`` term, the only part not known before the draw), the
     bounds of those residuals (``(n, 4)``: ``−r₁ ≤ b[:, 0]``, ``r₁ ≤ b[:, 1]``,
-    ``−r₀ ≤ b[:, 2]``, ``r₀ ≤ b[:, 3]``) and the weights ``a``."""
+    ``−r₀ ≤ b[:, 2]``, ``r₀ ≤ b[:, 3]``), the model-expected conditional variances of
+    ``r₁`` and ``r₀`` (``w1``, ``w0``; NaN where unknown) and the weights ``a``."""
 
     x1: np.ndarray
     x0: np.ndarray
@@ -109,9 +129,12 @@ class Totals:
     r0: np.ndarray
     bounds: np.ndarray
     a: np.ndarray
+    w1: np.ndarray
+    w0: np.ndarray
 
 
-def _exclusive_cumsum(x: np.ndarray) -> np.ndarray:
+def exclusive_cumsum(x: np.ndarray) -> np.ndarray:
+    """``[0, x₀, x₀ + x₁, …]``: the sum of the entries before each one."""
     out = np.zeros_like(x)
     np.cumsum(x[:-1], out=out[1:])
     return out
@@ -121,22 +144,27 @@ def pseudo_outcomes(rec: DrawRecords, model: int = 0) -> Totals:
     """``X¹_t``, ``X⁰_t`` for every random draw of ``rec`` (model column ``model``)."""
     f = rec.preds[:, model]
     y, g, draw = rec.labels, rec.ghat, ~rec.certain
-    known1 = _exclusive_cumsum(f * y)                   # Σ_{L_t} over every earlier row
-    known0 = _exclusive_cumsum((1.0 - f) * y)
+    known1 = exclusive_cumsum(f * y)                   # Σ_{L_t} over every earlier row
+    known0 = exclusive_cumsum((1.0 - f) * y)
     gd1, gd0 = f * g * draw, (1.0 - f) * g * draw      # drawn items leave R_t
     left1 = np.empty_like(g)
     left0 = np.empty_like(g)
     for k in np.unique(rec.batch):
         rows = rec.batch == k
-        left1[rows] = rec.sum1[k, model] - _exclusive_cumsum(gd1[rows])
-        left0[rows] = rec.sum0[k, model] - _exclusive_cumsum(gd0[rows])
+        left1[rows] = rec.sum1[k, model] - exclusive_cumsum(gd1[rows])
+        left0[rows] = rec.sum0[k, model] - exclusive_cumsum(gd0[rows])
     with np.errstate(divide="ignore", invalid="ignore"):
         resid = np.where(draw, (y - g) / rec.q, 0.0)
     r1, r0 = f * resid, (1.0 - f) * resid
     x1 = known1 + left1 + r1
     x0 = known0 + left0 + r0
+    if rec.model_var is None or rec.model_var.shape[1] < 2 * model + 2:
+        w = np.full((int(draw.sum()), 2), np.nan)
+    else:
+        w = rec.model_var[draw][:, 2 * model:2 * model + 2]
     return Totals(x1=x1[draw], x0=x0[draw], r1=r1[draw], r0=r0[draw],
-                  bounds=rec.bounds[draw][:, 4 * model:4 * model + 4], a=rec.draw_weights())
+                  bounds=rec.bounds[draw][:, 4 * model:4 * model + 4], a=rec.draw_weights(),
+                  w1=w[:, 0], w0=w[:, 1])
 
 
 def ratio_coefficients(spec: MeasureSpec, n_pool: int, n_pos: float
@@ -158,38 +186,83 @@ def linear_parts(tot: Totals, coef: tuple) -> tuple[np.ndarray, np.ndarray]:
     return a1 * tot.x1 + a0 * tot.x0 + ac, b1 * tot.x1 + b0 * tot.x0 + bc
 
 
-def ratio_estimate(tot: Totals, coef: tuple) -> dict:
+#: the variances a score interval may invert: the realised quadratic variation, the
+#: model-expected (predictable) one, or the larger of the two (the union of their sets)
+VARIANCES = ("realised", "model", "max")
+#: the variance of the default interval and of ``std_error``
+DEFAULT_VARIANCE = "max"
+
+
+def ratio_estimate(tot: Totals, coef: tuple, variance: str = DEFAULT_VARIANCE) -> dict:
     """``Ĝ = Â / B̂``, its martingale standard error and the ingredients of the intervals.
 
-    Returns ``estimate``, ``std_error`` (NaN with a single draw), ``defined`` (``B̂ > 0``),
-    ``A``, ``B`` (per draw), ``a`` (weights), ``n_draws``.
+    Returns ``estimate``, ``std_error`` (the ``variance`` one, see :data:`VARIANCES`; NaN
+    with a single draw; the realised one where the model-expected one is unknown),
+    ``std_error_realised``, ``std_error_model``, ``variance``, ``defined`` (``B̂ > 0``),
+    ``A``, ``B`` (per draw), ``a`` (weights), ``W`` (``Σ a² w`` of each group total),
+    ``coef``, ``n_draws``.
     """
     A, B = linear_parts(tot, coef)
     a = tot.a
+    a2 = a * a
     a_hat, b_hat = float(a @ A), float(a @ B)
-    out = dict(A=A, B=B, a=a, n_draws=len(a), defined=b_hat > 0, a_hat=a_hat, b_hat=b_hat)
+    W = (float(a2 @ tot.w1), float(a2 @ tot.w0))
+    out = dict(A=A, B=B, a=a, n_draws=len(a), defined=b_hat > 0, a_hat=a_hat, b_hat=b_hat,
+               W=W, coef=coef, variance=variance)
     if not b_hat > 0:
-        return dict(out, estimate=float("nan"), std_error=float("nan"))
+        nan = float("nan")
+        return dict(out, estimate=nan, std_error=nan, std_error_realised=nan,
+                    std_error_model=nan)
     est = a_hat / b_hat
     s2 = float(a @ a)
     u = (A - est * B) / b_hat
-    var = float((a * a) @ (u * u)) / (1.0 - s2) if s2 < 1.0 else float("nan")
-    return dict(out, estimate=est, std_error=float(np.sqrt(max(var, 0.0))))
+    var = float(a2 @ (u * u)) / (1.0 - s2) if s2 < 1.0 else float("nan")
+    (a1, a0, _), (b1, b0, _) = coef
+    var_model = ((a1 - est * b1) ** 2 * W[0] + (a0 - est * b0) ** 2 * W[1]) / b_hat ** 2
+    se_r, se_m = (float(np.sqrt(max(v, 0.0))) if np.isfinite(v) else float("nan")
+                  for v in (var, var_model))
+    return dict(out, estimate=est, std_error=_pick(se_r, se_m, variance),
+                std_error_realised=se_r, std_error_model=se_m)
 
 
-def score_interval(r: dict, level: float, bounded: bool = True) -> ConfidenceInterval:
-    """``{g : (Σ a D_t(g))² ≤ z² Σ a² D_t(g)²}`` with ``D_t(g) = A_t − g B_t`` (hull, in
-    ``[0, 1]`` for bounded measures)."""
+def _pick(realised: float, model: float, variance: str) -> float:
+    """The ``variance`` standard error (the realised one where the other is unknown)."""
+    if variance == "realised" or not np.isfinite(model):
+        return realised
+    if variance == "model" or not np.isfinite(realised):
+        return model
+    return max(realised, model)
+
+
+def score_interval(r: dict, level: float, bounded: bool = True,
+                   variance: str | None = None) -> ConfidenceInterval:
+    """``{g : (Σ a D_t(g))² ≤ z² V(g)}`` with ``D_t(g) = A_t − g B_t`` (hull, in ``[0, 1]``
+    for bounded measures). ``V(g)`` is the realised ``Σ a² D_t(g)²``, the model-expected
+    ``Σ a² (c₁(g)² w₁ + c₀(g)² w₀)`` (``c_j(g) = a_j − g b_j``) or the larger of the two
+    (the union of the two sets, each an interval around ``Ĝ``), as ``variance`` says
+    (default: the one ``r`` was computed with); the realised one where the model-expected
+    one is unknown."""
     if not r["defined"]:
         return ConfidenceInterval(float("nan"), float("nan"))
+    variance = r.get("variance", DEFAULT_VARIANCE) if variance is None else variance
     z2 = critical_value(level) ** 2
-    A, B, a = r["A"], r["B"], r["a"]
-    a2 = a * a
-    qa = r["b_hat"] ** 2 - z2 * float(a2 @ (B * B))
-    qb = r["a_hat"] * r["b_hat"] - z2 * float(a2 @ (A * B))
-    qc = r["a_hat"] ** 2 - z2 * float(a2 @ (A * A))
     lo, hi = (0.0, 1.0) if bounded else (-np.inf, np.inf)
-    return _quadratic_set(qa, qb, qc, r["estimate"], lo, hi)
+    W1, W0 = r["W"]
+    known = np.isfinite(W1) and np.isfinite(W0)
+    sets = []
+    if variance != "model" or not known:
+        A, B, a2 = r["A"], r["B"], r["a"] * r["a"]
+        sets.append(_quadratic_set(r["b_hat"] ** 2 - z2 * float(a2 @ (B * B)),
+                                   r["a_hat"] * r["b_hat"] - z2 * float(a2 @ (A * B)),
+                                   r["a_hat"] ** 2 - z2 * float(a2 @ (A * A)),
+                                   r["estimate"], lo, hi))
+    if variance != "realised" and known:
+        (a1, a0, _), (b1, b0, _) = r["coef"]
+        sets.append(_quadratic_set(r["b_hat"] ** 2 - z2 * (b1 * b1 * W1 + b0 * b0 * W0),
+                                   r["a_hat"] * r["b_hat"] - z2 * (a1 * b1 * W1 + a0 * b0 * W0),
+                                   r["a_hat"] ** 2 - z2 * (a1 * a1 * W1 + a0 * a0 * W0),
+                                   r["estimate"], lo, hi))
+    return ConfidenceInterval(min(c.low for c in sets), max(c.high for c in sets))
 
 
 def _quadratic_set(qa: float, qb: float, qc: float, centre: float, lo: float,

@@ -7,7 +7,10 @@ draws). Row columns: ``id``, ``batch``, ``certain`` (1: labeled with certainty),
 ``batch_sum1_j``/``batch_sum0_j`` (``Σ ĝ`` over the batch's items left to draw, predicted
 positive / negative) and ``bound_g1_j``, ``bound_h1_j``, ``bound_g0_j``, ``bound_h0_j``
 (the largest ``ĝ/q`` and ``(1 − ĝ)/q`` among the items left at the draw, per prediction
-group). Settings (the same on every row): ``measure``, ``alpha``, ``design`` (``"pps"``),
+group) and ``model_var_1_j``, ``model_var_0_j`` (the conditional variance of the draw's
+residual term of each group total expected under the batch model; tables without them
+are read with the realised variance alone). Settings (the same on every row):
+``measure``, ``alpha``, ``design`` (``"pps"``),
 ``proposal``, ``epsilon``, ``pool_size``, ``adaptive`` (1: the model was refitted between
 batches), ``model`` (the name of the first model) and per model ``n_pred_pos``
 (``_<model>``).
@@ -50,11 +53,14 @@ def successive_table(rows: dict, batches: list[dict], ids: np.ndarray, scores: n
     for key, value in settings.items():
         df[key] = value
     bounds = np.asarray(rows["bounds"], dtype=float).reshape(len(item), -1)
+    model_var = np.asarray(rows["model_var"], dtype=float).reshape(len(item), -1)
     for j, name in enumerate(model_names):
         for key in ("sum1", "sum0"):
             df[f"batch_{key}_{j}"] = [float(batches[b][key][j]) for b in batch]
         for c, kind in enumerate(_BOUNDS):
             df[f"bound_{kind}_{j}"] = bounds[:, 4 * j + c]
+        for c, grp in enumerate((1, 0)):
+            df[f"model_var_{grp}_{j}"] = model_var[:, 2 * j + c]
         df["n_pred_pos" if j == 0 else f"n_pred_pos_{name}"] = float(preds[:, j].sum())
     return df
 
@@ -86,6 +92,9 @@ def records_from_table(design: pd.DataFrame, y: np.ndarray) -> DrawRecords:
                                   for j in range(m)]) for key in ("sum1", "sum0")}
     bounds = np.column_stack([design[f"bound_{kind}_{j}"].to_numpy(float)
                               for j in range(m) for kind in _BOUNDS])
+    model_var = np.column_stack([
+        design[c].to_numpy(float) if c in design.columns else np.full(len(design), np.nan)
+        for j in range(m) for c in (f"model_var_1_{j}", f"model_var_0_{j}")])
     n_pos = np.array([float(design["n_pred_pos" if j == 0 else f"n_pred_pos_{nm}"].iloc[0])
                       for j, nm in enumerate(names)])
     return DrawRecords(batch=batch, certain=design["certain"].to_numpy(int) == 1,
@@ -93,4 +102,5 @@ def records_from_table(design: pd.DataFrame, y: np.ndarray) -> DrawRecords:
                        ghat=design["model_prob"].to_numpy(float),
                        preds=design[pred_cols].to_numpy(float), labels=np.asarray(y, float),
                        sum1=sums["sum1"], sum0=sums["sum0"],
-                       pool_size=int(design["pool_size"].iloc[0]), n_pred_pos=n_pos)
+                       pool_size=int(design["pool_size"].iloc[0]), n_pred_pos=n_pos,
+                       model_var=model_var)

@@ -65,7 +65,8 @@ class ActiveEstimate(EvalResult):
     interval_method : str
         The default interval: ``"score"`` (or ``"anytime"``) for ``"pps"``, ``"logit"``
         with replacement; ``conf_int(method=...)`` gives the others of the design
-        (``"score"``, ``"anytime"``, ``"wald"``; or ``"logit"``, ``"linear"``,
+        (``"score"``, ``"anytime"``, ``"wald"``, ``"score_realised"``, ``"score_model"``,
+        ``"score_max"``; or ``"logit"``, ``"linear"``,
         ``"wilson"``).
     design : str
         ``"pps"`` (successive πps without replacement, the default) or

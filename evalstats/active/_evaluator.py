@@ -42,6 +42,7 @@ from ._state import (
     pool_arrays,
     validate_session,
 )
+from ._successive_sample import SUCCESSIVE_METHODS
 
 __all__ = ["ActiveEvaluator"]
 
@@ -49,7 +50,7 @@ __all__ = ["ActiveEvaluator"]
 DEFAULT_DESIGN = "pps"
 DESIGNS = ("pps", "with_replacement")
 #: interval methods an evaluator may report by default, per design
-INTERVALS = {"pps": ("score", "anytime", "wald"), "with_replacement": ("logit",)}
+INTERVALS = {"pps": SUCCESSIVE_METHODS, "with_replacement": ("logit",)}
 
 
 def design_iv(design: str | None, spec: MeasureSpec, scores: Any,
@@ -142,9 +143,11 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
         ``"passive"`` samples uniformly through the same code.
     design : {None, "pps", "with_replacement"}
         ``None``: ``"pps"`` for binary pools, ``"with_replacement"`` otherwise.
-    interval : {"score", "anytime", "wald"}
+    interval : {"score", "anytime", "wald", "score_realised", "score_model", "score_max"}
         Default interval of ``result()`` for ``"pps"``: the score interval (fixed
-        number of labels), the anytime-valid confidence sequence, or the Wald interval.
+        number of labels; its variance the larger of the realised and the model-expected
+        one, ``score_<variance>`` picks one), the anytime-valid confidence sequence, or the
+        Wald interval.
     adaptive : bool
         ``"pps"`` only: refit the model on the labels between batches (default True);
         False keeps the scores as the model.

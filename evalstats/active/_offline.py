@@ -101,8 +101,10 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
         See :class:`ActiveEvaluator`.
     estimator, sampling
         Deprecated and ignored.
-    interval : {"score", "anytime", "wald"}
-        The default interval of the result (``"pps"``).
+    interval : {"score", "anytime", "wald", "score_realised", "score_model", "score_max"}
+        The default interval of the result (``"pps"``): the score interval (its variance
+        the larger of the realised and the model-expected one; ``score_<variance>`` picks
+        one), the anytime-valid confidence sequence or the Wald interval.
     half_width : float, optional
         Stop as soon as the interval's half-width is at most this (only with
         ``interval="anytime"``, the one interval that stays valid under such a rule).
@@ -246,8 +248,8 @@ def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
         labeled is used up to the last batch labeled in full; a with-replacement design
         is cut at the first unlabeled draw (a valid stopping rule), with a note.
     confidence_level : float
-    interval : {"score", "anytime", "wald"}
-        The default interval of a πps design's result.
+    interval : {"score", "anytime", "wald", "score_realised", "score_model", "score_max"}
+        The default interval of a πps design's result (as in :func:`active_evaluate`).
     require_seal : bool
         Refuse a table without its integrity columns (the command line does).
     label_column : str

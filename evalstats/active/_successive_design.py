@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ._aipw import DrawRecords, ratio_coefficients
+from ._aipw import DrawRecords, exclusive_cumsum, ratio_coefficients
 from ._measures import MeasureSpec
 from ._proposals import Pool
 
@@ -43,6 +43,8 @@ __all__ = ["SuccessiveDesign", "recalibrate", "sizes", "certain_items", "success
 
 #: prior scale of the recalibration's intercept and slope (Gelman et al. 2008)
 PRIOR_SCALE = 2.5
+#: what the design records per labeled row
+ROW_KEYS = ("item", "batch", "certain", "q", "bounds", "model_var", "ghat")
 
 
 def recalibrate(feature: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
@@ -123,8 +125,7 @@ class SuccessiveDesign:
                  passive: bool, adaptive: bool = True) -> None:
         self.pool, self.spec, self.epsilon, self.passive = pool, spec, epsilon, passive
         self._feature, self.adaptive = feature, adaptive
-        self.rows: dict[str, list] = {k: [] for k in ("item", "batch", "certain", "q",
-                                                      "bounds", "ghat")}
+        self.rows: dict[str, list] = {k: [] for k in ROW_KEYS}
         self.batches: list[dict[str, Any]] = []
 
     @property
@@ -187,18 +188,21 @@ class SuccessiveDesign:
                                  sum0=(g_left @ (1.0 - preds)).tolist()))
         chosen = np.concatenate([R[cert], R[pos]])
         bounds = _residual_bounds(g_left, s_left, preds, order, remaining)
+        model_var = _model_variance(g_left, s_left, preds, order, remaining)
         self._append(chosen, k, np.concatenate([np.ones(len(cert)), q]),
                      np.concatenate([np.zeros((len(cert), bounds.shape[1])), bounds]),
+                     np.concatenate([np.zeros((len(cert), model_var.shape[1])), model_var]),
                      np.concatenate([ghat[cert], ghat[pos]]), len(cert))
         return chosen
 
-    def _append(self, items, k, q, bounds, ghat, n_cert) -> None:
+    def _append(self, items, k, q, bounds, model_var, ghat, n_cert) -> None:
         r = self.rows
         r["item"] += [int(i) for i in items]
         r["batch"] += [k] * len(items)
         r["certain"] += [True] * n_cert + [False] * (len(items) - n_cert)
         r["q"] += [float(v) for v in q]
         r["bounds"] += [[float(v) for v in row] for row in bounds]
+        r["model_var"] += [[float(v) for v in row] for row in model_var]
         r["ghat"] += [float(v) for v in ghat]
 
     # -- records -----------------------------------------------------------------------------
@@ -213,6 +217,8 @@ class SuccessiveDesign:
             q=np.asarray(self.rows["q"])[keep],
             bounds=np.asarray(self.rows["bounds"], dtype=float).reshape(
                 len(keep), -1)[keep],
+            model_var=np.asarray(self.rows["model_var"], dtype=float).reshape(
+                len(keep), -1)[keep],
             ghat=np.asarray(self.rows["ghat"])[keep], preds=self.pool.preds[items],
             labels=np.array([labels[i] for i in items], dtype=float),
             sum1=np.array([x["sum1"] for x in b], dtype=float).reshape(len(b), -1),
@@ -224,6 +230,10 @@ class SuccessiveDesign:
 
     def restore(self, meta: dict[str, Any]) -> None:
         self.rows = {k: list(v) for k, v in meta["rows"].items()}
+        # sessions written before the model variance was recorded: unknown (NaN)
+        n_model = np.shape(self.rows["bounds"])[1] // 4 if self.rows["bounds"] else 0
+        self.rows.setdefault("model_var", [[float("nan")] * (2 * n_model)
+                                           for _ in self.rows["item"]])
         self.batches = [dict(b, coef=None if b["coef"] is None else tuple(b["coef"]))
                         for b in meta["batches"]]
 
@@ -255,6 +265,30 @@ def running_max(values: np.ndarray, order: np.ndarray) -> np.ndarray:
             j += 1
         out[t] = values[top[j]] if j < k else 0.0
     return out
+
+
+def _model_variance(ghat: np.ndarray, size: np.ndarray, preds: np.ndarray,
+                    order: np.ndarray, left: np.ndarray) -> np.ndarray:
+    r"""Per draw and model column ``j``: the conditional variance of the residual term
+    ``r_t = 1[x_t ∈ G](y − ĝ)/q_t`` of the group totals ``Y₁`` and ``Y₀`` given the past,
+    expected under the batch's model (``y_i ~ Bernoulli(ĝ_i)`` independently). ``(n, 2m)``.
+
+    Given the labels, the design variance is ``Σ_{R_t ∩ G} (y_i − ĝ_i)²/q_t(i) −
+    (Σ_{R_t ∩ G} (y_i − ĝ_i))²``; its model expectation is
+    ``W_t = Σ_{R_t ∩ G} ĝ_i(1 − ĝ_i)(1/q_t(i) − 1)`` with ``q_t(i) = s_i / S_t`` (the
+    second term's expectation is the model variance of ``Σ y``; the target is the pool's
+    own total, so it is subtracted: a draw from one item left adds no variance). The
+    predictable quadratic variation of the design under a calibrated model (the
+    anticipated variance of Isaki & Fuller 1982)."""
+    v = ghat * (1.0 - ghat)
+    cols = []
+    for j in range(preds.shape[1]):
+        for grp in (preds[:, j] == 1, preds[:, j] != 1):
+            vs, vv = np.where(grp, v / size, 0.0), np.where(grp, v, 0.0)
+            over_s = float(vs.sum()) - exclusive_cumsum(vs[order])
+            plain = float(vv.sum()) - exclusive_cumsum(vv[order])
+            cols.append(np.maximum(left * over_s - plain, 0.0))
+    return np.column_stack(cols) if cols else np.zeros((len(order), 0))
 
 
 def _residual_bounds(ghat: np.ndarray, size: np.ndarray, preds: np.ndarray,

@@ -24,8 +24,9 @@ from ._measures import MeasureSpec
 
 __all__ = ["SuccessiveSample", "SUCCESSIVE_METHODS"]
 
-#: interval methods of the successive design (first = default)
-SUCCESSIVE_METHODS = ("score", "anytime", "wald")
+#: interval methods of the successive design (first = default); ``score_<variance>`` is the
+#: score interval with that variance (``"score"``: the default one, see ``_aipw.VARIANCES``)
+SUCCESSIVE_METHODS = ("score", "anytime", "wald", "score_realised", "score_model", "score_max")
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,8 @@ class SuccessiveSample:
             if key not in cache:
                 cache[key] = total_box(self.records, level, model)
             return anytime_sequence(self.records, spec, level, model, box=cache[key])[0]
-        if method == "score":
-            return score_interval(r, level)
+        if method.startswith("score"):
+            return score_interval(r, level, variance=method.partition("_")[2] or None)
         if not np.isfinite(r["std_error"]):
             return ConfidenceInterval(0.0, 1.0)
         z = critical_value(level)
@@ -115,4 +116,5 @@ def _prefix(rec: DrawRecords, n: int) -> DrawRecords:
     return DrawRecords(batch=rec.batch[:n], certain=rec.certain[:n], q=rec.q[:n],
                        bounds=rec.bounds[:n], ghat=rec.ghat[:n], preds=rec.preds[:n],
                        labels=rec.labels[:n], sum1=rec.sum1[:k], sum0=rec.sum0[:k],
-                       pool_size=rec.pool_size, n_pred_pos=rec.n_pred_pos)
+                       pool_size=rec.pool_size, n_pred_pos=rec.n_pred_pos,
+                       model_var=None if rec.model_var is None else rec.model_var[:n])
