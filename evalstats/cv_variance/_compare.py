@@ -114,7 +114,7 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     ``interval="t"`` has more power and a less predictable size. The size and power
     measured on development and fresh nulls (positively and negatively correlated
     learners, skewed losses, nested models) are in the CV section of
-    ``benchmarks/README.md``.
+    the benchmark document.
 
     See Also
     --------

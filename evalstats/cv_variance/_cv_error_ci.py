@@ -208,8 +208,8 @@ def cv_error_ci(estimator: Any, X: Any, y: Any, *, train_size: int,
     full skewness is γ̂ = (3ρ̂ − γ̂₁)/2 (derived here, and checked against the simulated
     skewness of Θ̂ in the benchmark). Without
     ρ̂ (AUC, g = 0) the correction assumes ρ = γ̂₁. They are options, not the default:
-    the rule in ``benchmarks/cv_coverage.py`` chose the uncorrected interval, and the
-    measured coverage is in ``benchmarks/README.md``.
+    the uncorrected interval was chosen by a rule written before the coverage runs, and the
+    measured coverage is in the benchmark document.
 
     References
     ----------

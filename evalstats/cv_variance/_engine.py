@@ -119,10 +119,8 @@ def finish_variance(agg, acc_stream, args, notes,
     by Var(Θ̂) + var_MC). The floor: the variance of a U-statistic is at least its
     first-order (Hájek) term, Var(U) ≥ m²ζ₁/n (Hoeffding 1948), and V̂ is unbiased but
     noisy, so a V̂ below the leading term V̂₁ estimated from the same draws is raised to
-    it (a note says so; ``LEADING_TERM_FLOOR``). Measured in ``benchmarks/cv_coverage.py``:
-    it binds mostly for the 0-1 loss at small g, where it lifted the worst
-    classification cell from 0.934 to 0.948 (500 data sets) for 2–12 % more width, and
-    leaves the mean and regression designs unchanged. When V̂ ≤ 0: the leading term V₁
+    it (a note says so; ``LEADING_TERM_FLOOR``). It binds mostly for the 0-1 loss at small
+    g, where V̂ is noisiest relative to its leading term. When V̂ ≤ 0: the leading term V₁
     (:func:`leading_variance`), and if that is not positive either the conservative
     bound m/n·Var(kernel) (Hoeffding 1948; for the AUC Var(kernel)·(g/n + 1/n₊ + 1/n₋),
     the two-sample analogue).
@@ -132,8 +130,7 @@ def finish_variance(agg, acc_stream, args, notes,
     V₁ when V̂ ≤ 0. By the Efron–Stein inequality E Var_J ≥ Var(Θ̂) (Efron & Stein 1981):
     it over-counts the higher-order Hoeffding terms, which is what a difference of two
     learners that share most of their fit needs — its variance is mostly second order,
-    where V̂ is unbiased but so noisy that it is ≤ 0 in 10 % of data sets and below half
-    the truth in most (``benchmarks/cv_coverage.py --compare-design clf_asym``).
+    where V̂ is unbiased but so noisy that it is often ≤ 0 and usually below the truth.
     """
     n, g = len(args.y), args.g
     y01 = args.y if args.loss == "auc" else None

@@ -147,9 +147,8 @@ def skew_shrink(q: float, skewness: float, c: float = 0.0, coupling: float | Non
     approaches 0, that limit grows without bound (at 0 it is 1/|A| ≈ 3q), so a noisy γ̂ or
     ρ̂ near ±1 would make the interval (and the test) arbitrarily one-sided. λ < 1 keeps
     the direction of the correction but caps the long-side multiplier at
-    3(q + |B|)(1 − floor^{1/3})/(1 − floor) (≈ 1.71 (q + |B|) at the default 0.125). The
-    floor was chosen on ``benchmarks/cv_coverage.py --design compare`` (type-I error and
-    power on both sides of H0; ``benchmarks/README.md``). 1.0 when no shrink is needed or
+    3(q + |B|)(1 − floor^{1/3})/(1 − floor) (≈ 1.71 (q + |B|) at the default 0.125).
+    1.0 when no shrink is needed or
     γ is not finite.
     """
     if not np.isfinite(skewness):
@@ -226,7 +225,7 @@ def skew_limits(q: float, skewness: float, c: float = 0.0,
     h is increasing (h' = (1 + Ax)² ≥ 0), so the limits nest in q, and to first order
     k_lo = q − s, k_hi = q + s. A non-finite γ gives (q, q).
 
-    Caveat (measured, ``benchmarks/README.md``): h is flat at x = −1/A, and once −q lies
+    Caveat: h is flat at x = −1/A, and once −q lies
     below h(−1/A) = B − 1/(3A) the long-tail limit grows fast — on the t scale with
     q = 2.1, k_hi = 2.3, 2.9, 8.7 at γ = 0.1, 0.3, 0.5 — so the raw-scale interval
     ``"t_skew"`` is very wide for strongly skewed losses at small n. On the log scale

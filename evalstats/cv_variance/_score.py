@@ -6,9 +6,8 @@ coupling ρ = Cov(Θ̂, V̂)/σ³ that the jackknife over observations estimates
 as in a score test (Rao 1948; for a paired 0-1 difference this is McNemar's test against
 the Wald test). Along the jackknife's slope ``dV/dθ ≈ ρ̂σ`` the variance at δ is
 ``V̂(1 − ρ̂u)`` with ``u = (Θ̂ − δ)/σ``. The slope is the one at Θ̂; at the null value of a
-symmetric difference it is 0 (in the two-classifier null by symmetry of
-``benchmarks/cv_coverage.py``, ρ̂ is a linear function of T: corr −0.4 to −0.9, the slope
-``−2b`` of the mean–variance relation ``V(θ) ≈ a − bθ²`` fitted across data sets), so the
+symmetric difference it is 0 (for two classifiers exchangeable under the null, ρ̂ moves
+linearly with T, the slope ``−2b`` of a mean–variance relation ``V(θ) ≈ a − bθ²``), so the
 trapezoid between the two slopes is used:
 
 .. math:: V(\delta) = \hat V\,\max\!\big(1 - \tfrac12\hat\rho\,u,\ \varphi\big), \qquad
