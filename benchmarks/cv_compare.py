@@ -145,6 +145,8 @@ def choose_test(table: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     """The rule of the module docstring, on the dev designs."""
     dev = table[table.family == "dev"]
     null, alt = dev[dev.hypothesis == "H0"], dev[dev.hypothesis != "H0"]
+    if null.empty or alt.empty:
+        return "no development nulls and alternatives in this run", pd.DataFrame()
     rows = []
     for test in TESTS:
         size_ok = bool(np.all(null[test] <= 0.05 + null[f"{test}_se"]))
