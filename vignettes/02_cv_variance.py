@@ -106,8 +106,10 @@ print(sim.round(3))
 # directly with an unbiased variance estimate. Θ̂ and V̂ are strongly correlated for
 # skewed losses, so by default the interval is built on the log scale (logit for bounded
 # losses such as the 0-1 loss and the AUC) with a t quantile whose degrees of freedom
-# combine a data part — the calibrated (n − 1)/3, lowered when the df estimated from the
-# draws (`projection_df`) is smaller — and the Monte-Carlo noise of V̂ (`ustat_df`). Full study:
+# are those of V̂ itself: Satterthwaite's two-moment match, with Var(V̂) estimated from
+# the first-order (Hoeffding) terms the draws accumulate, plus the Monte-Carlo noise of
+# V̂ (`ustat_df`). A light-tailed loss gets many degrees of freedom, a skewed one few;
+# below 4 the result warns that the loss's tail is not resolved at this n. Full study:
 # `benchmarks/cv_coverage.py` (results in `benchmarks/README.md`).
 #
 # ## 3. The U-statistic interval on spambase
