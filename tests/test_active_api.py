@@ -253,7 +253,7 @@ def test_sealed_design_floats_survive_a_parser_off_by_a_few_ulps():
     check hashes) when read back a few ulps off, as pandas < 3's default CSV parser may do
     (about 1 row in 150 of a real design was refused before the floats were rounded at
     sealing). Values on a 12th-digit rounding boundary are the ones that flip."""
-    from evalstats.active._design_io import canon, seal_design
+    from evalstats.active._sealed_design import canon, seal_design
 
     edge = np.array([0.1234567890125, 2.0000000000005, 1 / 3, 7.5e-7 + 5e-19, 123.4567890125])
     raw_flips = sum(canon(a) != canon(b) for a, b in zip(edge, edge * (1 + 4e-16), strict=True))

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 import evalstats as es
 from evalstats.active import active_design, estimate_from_labels
-from evalstats.active._design_io import DesignError, canon, seal_design, verify_design
 from evalstats.active._labels_io import UnusedLabelsWarning
+from evalstats.active._sealed_design import DesignError, canon, seal_design, verify_design
 from evalstats.cli import main
 
 

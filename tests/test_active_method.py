@@ -26,7 +26,7 @@ from evalstats.active._aipw import (
 )
 from evalstats.active._confseq import one_side
 from evalstats.active._measures import measure_spec
-from evalstats.active._proposals import Pool
+from evalstats.active._optimal_proposal import Pool
 from evalstats.active._successive_design import (
     SuccessiveDesign,
     _model_variance,
@@ -369,8 +369,8 @@ def test_design_tables_without_model_variance_use_the_realised_one():
     """A design table written before the model variance was recorded still estimates:
     the same estimate, the realised standard error and the realised score interval."""
     from evalstats.active import active_design, estimate_from_labels
-    from evalstats.active._design_io import seal_design, sealed_names
     from evalstats.active._design_table import records_from_table
+    from evalstats.active._sealed_design import seal_design, sealed_names
 
     pool, y = _sim()
     design = active_design(pool["prob"], 150, "f1", rng=3, predictions=pool["pred"])

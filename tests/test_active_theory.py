@@ -24,7 +24,7 @@ from evalstats.active import optimal_proposal
 from evalstats.active._intervals import wr_interval
 from evalstats.active._labeled_sample import ratio_estimate
 from evalstats.active._measures import measure_spec
-from evalstats.active._proposals import (
+from evalstats.active._optimal_proposal import (
     expected_variance,
     general_radicand,
     intrinsic_estimate,

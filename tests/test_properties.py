@@ -233,14 +233,14 @@ def _cmp(**kw):
     return es.compare_learners(_nb(), DummyClassifier(), base.pop("X"), base.pop("y"), **base)
 
 
-def _proposal(**kw):
+def _proposal_mix(**kw):
     base = dict(scores=SCORES, measure="f1")
     base.update(kw)
     return es.optimal_proposal(base.pop("scores"), base.pop("measure"), **base)
 
 
 def _fbeta_proposal(**kw):
-    return _proposal(measure="fbeta", **kw)
+    return _proposal_mix(measure="fbeta", **kw)
 
 
 def _aeval(**kw):
@@ -397,11 +397,11 @@ BAD_CASES = [
     ("compare_learners", _cmp, "rng", bad_rng),
     ("compare_learners", _cmp, "y", with_nan(YCV)),
     # active
-    ("optimal_proposal", _proposal, "measure", bad_option("f1", "precision", "recall",
+    ("optimal_proposal", _proposal_mix, "measure", bad_option("f1", "precision", "recall",
                                                           "fbeta", "accuracy", "error",
                                                           "squared", "sensitivity")),
-    ("optimal_proposal", _proposal, "scores", with_nan(SCORES)),
-    ("optimal_proposal", _proposal, "epsilon", st.sampled_from([-0.1, 1.5, NAN, "0.1"])),
+    ("optimal_proposal", _proposal_mix, "scores", with_nan(SCORES)),
+    ("optimal_proposal", _proposal_mix, "epsilon", st.sampled_from([-0.1, 1.5, NAN, "0.1"])),
     ("optimal_proposal", _fbeta_proposal, "beta", st.sampled_from([0.0, -1.0, NAN])),
     ("active_evaluate", _aeval, "n_labels", bad_count),
     ("active_evaluate", _aeval, "measure", bad_option("f1", "precision", "recall", "fbeta",

@@ -52,9 +52,10 @@ pools) keeps their self-normalised estimator and a logit interval.
 This package only re-exports; the code lives in private modules: ``_successive_design``
 (steps 1–4), ``_aipw`` (5–6), ``_confseq`` (7), ``_successive_sample`` and
 ``_design_table`` (the design as a table; every route estimates from it), ``_estimators``
-(:class:`ActiveEstimate`), ``_evaluator`` / ``_evaluator_pps`` / ``_evaluator_wr`` /
-``_loop`` (:class:`ActiveEvaluator`), ``_offline``, ``_proposal(s)`` (the papers'
-proposals), ``_forecast``, ``_state`` (sessions), ``_design_io`` / ``_labels_io``.
+(:class:`ActiveEstimate`), ``_evaluator`` / ``_pps_session`` / ``_wr_session`` /
+``_loop`` (:class:`ActiveEvaluator`), ``_offline``, ``_proposal_mix`` /
+``_optimal_proposal`` (the papers' proposals), ``_forecast``, ``_state`` (sessions),
+``_sealed_design`` / ``_labels_io``.
 
 References
 ----------
@@ -67,14 +68,14 @@ Hall & Heyde, *Martingale Limit Theory and Its Application*, 1980; Isaki & Fulle
 77, 1982.
 """
 
-from ._design_io import design_columns, read_design
 from ._estimators import ActiveEstimate
 from ._evaluator import ActiveEvaluator
 from ._forecast import BudgetForecast, active_budget
 from ._labels_io import check_labels
 from ._offline import active_design, active_evaluate, estimate_from_labels
-from ._proposal import optimal_proposal
-from ._proposals import Proposal
+from ._optimal_proposal import Proposal
+from ._proposal_mix import optimal_proposal
+from ._sealed_design import design_columns, read_design
 from ._skipping import SkippedItemsWarning
 
 __all__ = [

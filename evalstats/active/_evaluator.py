@@ -24,16 +24,15 @@ from .._validation import (
 )
 from .._warnings import Notes
 from ._calibration import CALIBRATIONS
-from ._design_io import DESIGN_SETTINGS, id_text, seal_design
 from ._design_table import PPS_SETTINGS, design_kind
 from ._estimators import ActiveEstimate, make_estimate
-from ._evaluator_pps import PPSMixin
-from ._evaluator_wr import WithReplacementMixin
 from ._labels_io import UnusedLabelsWarning
 from ._loop import LoopMixin
 from ._measures import MeasureSpec, companion_specs, measure_spec
-from ._proposal import PROPOSALS, build_proposal
-from ._proposals import Pool, Proposal, pool_iv
+from ._optimal_proposal import Pool, Proposal, pool_iv
+from ._pps_session import PPSMixin
+from ._proposal_mix import PROPOSALS, build_proposal
+from ._sealed_design import DESIGN_SETTINGS, id_text, seal_design
 from ._skipping import SkipMixin
 from ._state import (
     SessionFileError,
@@ -43,6 +42,7 @@ from ._state import (
     validate_session,
 )
 from ._successive_sample import SUCCESSIVE_METHODS
+from ._wr_session import WithReplacementMixin
 
 __all__ = ["ActiveEvaluator"]
 
@@ -347,7 +347,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
         if self._config["design"] == "pps":
             return build_proposal(self._pool, self._spec, self._config["proposal"],
                                   self._config["epsilon"])
-        return self._proposal()
+        return self._proposal_mix()
 
     # -- the loop ----------------------------------------------------------------------------
     @property
@@ -382,7 +382,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
                            f"{plain_value(self.pending[0])!r})", verb="must be",
                        remedy="Label them with `update()` first: draws after an unlabeled one "
                               "could not be used.")
-        prop = self._proposal()
+        prop = self._proposal_mix()
         q = prop.q
         open_mask = q > 0
         taken = np.fromiter([*self._labels, *self._pending, *self._skipped], dtype=int)
@@ -483,7 +483,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
 
     def _zero_counts(self) -> dict[str, tuple]:
         """Pool items the current proposal can never draw, by prediction, per model."""
-        prop = self._last if self._last is not None else self._proposal()
+        prop = self._last if self._last is not None else self._proposal_mix()
         zero = np.asarray(prop.q) <= 0
         if not zero.any():
             return {}
@@ -495,7 +495,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
         any moment)."""
         pps = self._config["design"] == "pps"
         sample, n_cut, unused, n_skipped = self._pps_sample() if pps else self._wr_sample()
-        prop = self.proposal if pps else (self._last or self._proposal())
+        prop = self.proposal if pps else (self._last or self._proposal_mix())
         notes = Notes()
         notes.extend(self._notes)
         notes.extend(prop.notes)

@@ -14,8 +14,8 @@ from .._result import Reportable, _get_ax, critical_value
 from .._validation import check_array, check_confidence_level, check_scalar, fail
 from .._warnings import UndefinedEstimateWarning
 from ._measures import measure_spec
-from ._proposal import build_proposal
-from ._proposals import Proposal, pool_iv
+from ._optimal_proposal import Proposal, pool_iv
+from ._proposal_mix import build_proposal
 
 __all__ = ["BudgetForecast", "active_budget"]
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from .._validation import fail, plain_value
 from .._warnings import EvalstatsWarning, Notes
-from ._design_io import (
+from ._sealed_design import (
     CHECK_COLUMNS,
     DesignError,
     _first,

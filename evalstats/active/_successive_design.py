@@ -36,7 +36,7 @@ from scipy import special
 
 from ._aipw import DrawRecords, exclusive_cumsum, ratio_coefficients
 from ._measures import MeasureSpec
-from ._proposals import Pool
+from ._optimal_proposal import Pool
 
 __all__ = ["SuccessiveDesign", "recalibrate", "sizes", "certain_items", "successive_order",
            "PRIOR_SCALE"]

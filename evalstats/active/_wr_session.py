@@ -14,8 +14,8 @@ import pandas as pd
 
 from ._calibration import fit_calibration
 from ._labeled_sample import LabeledSample
-from ._proposal import build_proposal
-from ._proposals import Pool, Proposal
+from ._optimal_proposal import Pool, Proposal
+from ._proposal_mix import build_proposal
 
 __all__ = ["WithReplacementMixin"]
 
@@ -24,7 +24,7 @@ class WithReplacementMixin:
     """Proposals, sample and design table of the with-replacement design (mixed into
     ActiveEvaluator)."""
 
-    def _proposal(self) -> Proposal:
+    def _proposal_mix(self) -> Proposal:
         cfg = self._config
         if cfg["proposal"] == "passive" or (cfg["recalibrate"] is None and self._base):
             if self._base is None:

@@ -14,8 +14,8 @@ import pandas as pd
 from scipy import special
 
 from .._validation import fail
-from ._design_io import rounded
 from ._design_table import records_from_table, successive_table
+from ._sealed_design import rounded
 from ._skipping import impute_skipped
 from ._successive_design import SuccessiveDesign
 from ._successive_sample import SuccessiveSample

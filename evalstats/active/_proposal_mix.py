@@ -15,7 +15,7 @@ from .._naming import named_result
 from .._validation import check_array, check_option, check_scalar, fail
 from .._warnings import Notes
 from ._measures import MeasureSpec, measure_spec
-from ._proposals import (
+from ._optimal_proposal import (
     Pool,
     Proposal,
     expected_variance,
