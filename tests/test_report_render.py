@@ -171,6 +171,7 @@ def test_latex_escape_specials_and_unicode():
         r"$\varepsilon$ $\le$ $\theta$ $\pm$ 2 $\times$ $\alpha$")
     assert latex_escape("0.49–0.68") == "0.49--0.68"
     assert latex_escape("θ(g)≤1") == r"$\theta$(g)$\le$1"
+    assert latex_escape("ρ̂ V̂") == r"$\hat{\rho}$ \^{V}"   # a math accent over a Greek letter
     assert latex_escape("café ✓") == "caf\\'{e} [U+2713]"
     # no LaTeX form: the code point, so two such class names stay apart
     assert latex_escape("猫") == "[U+732B]" != latex_escape("犬")

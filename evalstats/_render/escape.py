@@ -34,6 +34,9 @@ _LATEX_RESERVED = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$"
 _ACCENTS = {"\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0304": "=",
             "\u0306": "u", "\u0307": ".", "\u0308": '"', "\u030a": "r", "\u030b": "H",
             "\u030c": "v", "\u0327": "c", "\u0328": "k"}
+#: the same accents over a symbol set in math mode (``ρ̂`` -> ``$\hat{\rho}$``)
+_MATH_ACCENTS = {"`": "grave", "'": "acute", "^": "hat", "~": "tilde", "=": "bar",
+                 "u": "breve", ".": "dot", '"': "ddot", "r": "mathring", "v": "check"}
 
 #: Greek capitals that LaTeX sets as Latin letters (no \Alpha in LaTeX)
 _LATIN_CAPITALS = {"ALPHA": "A", "BETA": "B", "EPSILON": "E", "ZETA": "Z", "ETA": "H",
@@ -108,6 +111,10 @@ def latex_escape(s: Any) -> str:
         accent = _ACCENTS.get(ch)
         if accent is not None and out:
             base = out.pop()
+            math = _MATH_ACCENTS.get(accent)
+            if math and len(base) > 2 and base[0] == base[-1] == "$":
+                out.append(f"$\\{math}{{{base[1:-1]}}}$")   # a Greek letter: math accent
+                continue
             base = "\\i" if base == "i" else base         # dotless i carries the accent
             out.append(f"\\{accent}{{{base}}}")
         elif unicodedata.combining(ch):
