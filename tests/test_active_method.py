@@ -467,3 +467,19 @@ def test_both_designs_return_one_frozen_estimate_record():
         assert (r.estimate, r.std_error, r.ess) == (res.estimate, res.std_error, res.ess)
         with pytest.raises(dataclasses.FrozenInstanceError):
             r.estimate = 0.0
+
+
+@pytest.mark.parametrize("design", ["pps", "with_replacement"])
+def test_both_designs_implement_the_design_protocol(design):
+    """The evaluator talks to its design through one protocol, whatever the design."""
+    from evalstats.active import ActiveEvaluator
+    from evalstats.active._design_protocol import Design
+
+    pool, y = _sim()
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], design=design, rng=1)
+    assert isinstance(ev._design, Design) and not isinstance(ev._pool, Design)
+    assert ev._design.name == design
+    ids = ev.query(20)
+    ev.update(ids, y[ids])
+    assert ev.result().design == design
+    assert set(ev.design()["design"]) == {design}
