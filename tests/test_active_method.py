@@ -483,3 +483,30 @@ def test_both_designs_implement_the_design_protocol(design):
     ev.update(ids, y[ids])
     assert ev.result().design == design
     assert set(ev.design()["design"]) == {design}
+
+
+def test_scores_are_read_once_margins_into_probabilities():
+    """One reading of the scores: margins -> expit for πps (closed form), kept as the
+    model's covariate; a placeholder to recalibrate with replacement; a two-column
+    matrix read as its positive column."""
+    from evalstats.active._pool_inputs import log_odds, pool_scores
+
+    spec = measure_spec("f1")
+    m = np.array([-2.0, 0.0, 3.0])
+    pps = pool_scores(m, spec, None, None)
+    assert (pps.design, pps.margins, pps.placeholder) == ("pps", True, False)
+    np.testing.assert_allclose(pps.probs, 1.0 / (1.0 + np.exp(-m)), rtol=1e-15)
+    np.testing.assert_array_equal(log_odds(pps.raw, pps.margins), m)
+    p = np.array([0.1, 0.5, 0.9])
+    probs = pool_scores(p, spec, None, None)
+    assert not probs.margins and probs.probs is p
+    np.testing.assert_allclose(log_odds(probs.raw, probs.margins), np.log(p / (1 - p)))
+    two = pool_scores(np.column_stack([1 - p, p]), spec, None, None)
+    np.testing.assert_array_equal(two.raw, p)
+    wr = pool_scores(m, spec, "with_replacement", "platt")
+    assert wr.placeholder and np.all(wr.probs == 0.5)
+    np.testing.assert_array_equal(wr.raw, m)
+    assert pool_scores(p, spec, "with_replacement", "platt").raw is None
+    with pytest.raises(ValueError, match="recalibrate"):
+        pool_scores(np.column_stack([p, 1 - p, 0 * p]), measure_spec("accuracy"), None,
+                    "platt")

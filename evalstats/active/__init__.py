@@ -55,7 +55,7 @@ This package only re-exports; the code lives in private modules: ``_successive_d
 ``_estimate_record`` (the per-measure record both designs return), ``_estimators``
 (:class:`ActiveEstimate`), ``_evaluator`` / ``_loop`` (:class:`ActiveEvaluator`, which
 talks to its design through the ``_design_protocol``: ``_pps_session``,
-``_wr_session``), ``_offline``, ``_proposal_mix`` /
+``_wr_session``; ``_pool_inputs`` reads its scores once), ``_offline``, ``_proposal_mix`` /
 ``_optimal_proposal`` (the papers' proposals), ``_forecast``, ``_state`` (sessions),
 ``_sealed_design`` / ``_labels_io``.
 

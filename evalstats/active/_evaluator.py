@@ -8,14 +8,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from .._validation import (
-    check_array,
     check_confidence_level,
     check_int,
     check_option,
-    check_probability_matrix,
     check_rng,
     check_scalar,
     fail,
@@ -30,6 +27,7 @@ from ._labels_io import UnusedLabelsWarning
 from ._loop import LoopMixin
 from ._measures import MeasureSpec, companion_specs, measure_spec
 from ._optimal_proposal import Pool, Proposal, pool_iv
+from ._pool_inputs import PoolScores, pool_scores
 from ._pps_session import SuccessiveSession
 from ._proposal_mix import PROPOSALS
 from ._sealed_design import id_text
@@ -46,29 +44,10 @@ from ._wr_session import WithReplacementSession
 
 __all__ = ["ActiveEvaluator"]
 
-#: the design used for binary pools when ``design=None``
-DEFAULT_DESIGN = "pps"
-DESIGNS = ("pps", "with_replacement")
 #: interval methods an evaluator may report by default, per design
 INTERVALS = {"pps": SUCCESSIVE_METHODS, "with_replacement": ("logit",)}
 #: the :class:`~._design_protocol.Design` of each design name
 SESSIONS = {"pps": SuccessiveSession, "with_replacement": WithReplacementSession}
-
-
-def design_iv(design: str | None, spec: MeasureSpec, scores: Any,
-              recalibrate: str | None) -> str:
-    """``None`` -> "pps" for binary pools; "pps" needs a binary pool and no recalibration."""
-    binary = np.ndim(scores) == 1 and spec.kind != "squared"
-    if design is None:
-        return DEFAULT_DESIGN if binary and recalibrate is None else "with_replacement"
-    check_option(design, "design", DESIGNS)
-    if design == "pps" and not binary:
-        raise fail("design", "'with_replacement' for multi-class or squared-loss pools",
-                   value=design)
-    if design == "pps" and recalibrate is not None:
-        raise fail("recalibrate", "None with design='pps' (its model is refitted between "
-                   "batches by itself; use adaptive=True)", value=recalibrate)
-    return design
 
 
 def ids_iv(ids: np.ndarray) -> None:
@@ -194,36 +173,19 @@ class ActiveEvaluator(LoopMixin, SkipMixin):
             check_option(recalibrate, "recalibrate", CALIBRATIONS)
         deprecated_options(estimator, sampling)
         spec = measure_spec(measure, beta, alpha)
-        if np.ndim(scores) == 2 and np.shape(scores)[1] == 2 and spec.kind != "squared":
-            scores = check_probability_matrix(scores, "scores")[:, 1]
-        design = design_iv(design, spec, scores, recalibrate)
+        inputs = pool_scores(scores, spec, design, recalibrate)
+        design = inputs.design
         if design == "pps":
             check_option(interval, "interval", INTERVALS["pps"])
         elif interval != "score":
             raise fail("interval", "'score' (the default) with design='with_replacement'",
                        value=interval, remedy="The other intervals need design='pps'.")
-        raw, ranking = False, None
-        if design == "pps":
-            ranking = check_array(scores, "scores")
-            if ranking.size and ranking.min() < 0 and np.isfinite(ranking).all():
-                scores = special.expit(ranking)   # margins: log-odds
-        elif recalibrate is not None and np.ndim(scores) == 1 and spec.kind != "squared":
-            arr = check_array(scores, "scores")
-            raw = bool(arr.min() < 0 or arr.max() > 1)
-            if raw:                       # margins: placeholder probabilities, uniform 1st batch
-                scores = np.full(arr.shape, 0.5)
-                self._raw = arr
-        elif recalibrate is not None:
-            raise fail("recalibrate", "None for multi-class or squared-loss pools",
-                       value=recalibrate)
-        pool = pool_iv(scores, spec, predictions, variance)
-        self._setup(pool, spec, raw, ids, dict(
+        pool = pool_iv(inputs.probs, spec, predictions, variance)
+        self._setup(pool, spec, inputs, ids, dict(
             measure=measure, beta=float(beta), alpha=alpha, proposal=proposal,
             epsilon=check_scalar(epsilon, "epsilon", 0.0, 1.0), recalibrate=recalibrate,
             confidence_level=check_confidence_level(confidence_level), design=design,
             adaptive=bool(adaptive), interval=interval if design == "pps" else "logit"))
-        if design == "pps":
-            self._raw = ranking
         self._design: Design = SESSIONS[design](self)
         self._rng = check_rng(rng)
         self._store = None
@@ -235,12 +197,12 @@ class ActiveEvaluator(LoopMixin, SkipMixin):
             self._store = StateStore(path)
             self._store.create(self._pool_frame(), self._meta())
 
-    def _setup(self, pool: Pool, spec: MeasureSpec, raw: bool, ids: Any,
+    def _setup(self, pool: Pool, spec: MeasureSpec, inputs: PoolScores, ids: Any,
                config: dict) -> None:
         self._pool, self._spec, self._config = pool, spec, config
-        self._is_raw = raw
-        if not raw:
-            self._raw = pool.probs if pool.probs.ndim == 1 else None
+        self._is_raw, self._margins = inputs.placeholder, inputs.margins
+        self._raw = inputs.raw if inputs.raw is not None else (
+            pool.probs if pool.probs.ndim == 1 else None)
         n = pool.size
         if ids is None:
             self._ids = np.arange(n)

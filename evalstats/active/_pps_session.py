@@ -8,15 +8,16 @@ A :class:`~._design_protocol.Design`: query a batch from
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from .._validation import fail
 from ._design_table import PPS_SETTINGS, design_kind, records_from_table, successive_table
 from ._optimal_proposal import Proposal
+from ._pool_inputs import log_odds
 from ._proposal_mix import build_proposal
 from ._sealed_design import rounded, seal_design
 from ._skipping import impute_skipped
@@ -38,12 +39,8 @@ class SuccessiveSession:
 
     def __init__(self, ev: Any) -> None:
         self._ev = ev
-        cfg, raw = ev._config, ev._raw
-        margins = bool(raw.size and raw.min() < 0)
-
-        def feature() -> np.ndarray:
-            return raw if margins else special.logit(np.clip(raw, 1e-12, 1 - 1e-12))
-
+        cfg = ev._config
+        feature = partial(log_odds, ev._raw, ev._margins)   # computed at the first fit
         self.successive = SuccessiveDesign(ev._pool, ev._spec, feature, cfg["epsilon"],
                                            passive=cfg["proposal"] == "passive",
                                            adaptive=cfg["adaptive"])
