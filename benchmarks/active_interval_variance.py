@@ -74,9 +74,9 @@ def one_run(pool: dict, seed: np.random.SeedSequence, n_labels: int) -> list[dic
             r = est.sample.estimate(measure_spec(m))
             for v in VARIANCES:
                 lo, hi = score_interval(r, LEVEL, variance=v)
-                rows.append(dict(measure=m, variance=v, estimate=r["estimate"], lo=lo, hi=hi,
-                                 se_realised=r["std_error_realised"],
-                                 se_model=r["std_error_model"], error=""))
+                rows.append(dict(measure=m, variance=v, estimate=r.estimate, lo=lo, hi=hi,
+                                 se_realised=r.std_error_realised,
+                                 se_model=r.std_error_model, error=""))
     except Exception as exc:  # a failed run is a miss, never dropped
         rows = [dict(measure=m, variance=v, estimate=np.nan, lo=np.nan, hi=np.nan,
                      se_realised=np.nan, se_model=np.nan, error=repr(exc)[:200])

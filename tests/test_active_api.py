@@ -566,6 +566,6 @@ def test_with_replacement_ratio_stays_within_its_losses():
     ones = np.ones(vw.size)
     assert np.dot(vw, ones) / vw.sum() > 1.0            # the rounding this guards against
     r = ratio_estimate(vw, ones, ones)
-    assert r["estimate"] == 1.0 and r["zero_width"]
+    assert r.estimate == 1.0 and r.zero_width
     r = ratio_estimate(vw, ones, np.r_[0.25, ones[1:]])
-    assert 0.25 <= r["estimate"] <= 1.0
+    assert 0.25 <= r.estimate <= 1.0

@@ -143,8 +143,8 @@ def test_sessions_without_model_variance_restore_to_the_realised_one():
     assert np.isfinite(rec.model_var).all() and np.isnan(rec_old.model_var).all()
     coef = ratio_coefficients(F1, pool.size, float(pool.preds[:, 0].sum()))
     r, r_old = (ratio_estimate(pseudo_outcomes(x), coef) for x in (rec, rec_old))
-    assert r_old["estimate"] == r["estimate"]
-    assert r_old["std_error"] == r["std_error_realised"]
+    assert r_old.estimate == r.estimate
+    assert r_old.std_error == r.std_error_realised
 
 
 def test_recorded_q_is_the_successive_probability():
@@ -253,12 +253,12 @@ def test_score_interval_solves_its_inequality(measure):
     r = ratio_estimate(tot, coef)
     lo, hi = score_interval(r, 0.95)
     grid = np.linspace(0, 1, 20001)
-    A, B, a = r["A"], r["B"], r["a"]
+    A, B, a = r.A, r.B, r.a
     d = A[None, :] - grid[:, None] * B[None, :]
     inside = (d @ a) ** 2 <= 1.959963984540054 ** 2 * (d ** 2 @ (a * a))
     assert lo == pytest.approx(grid[inside].min(), abs=1e-4)
     assert hi == pytest.approx(grid[inside].max(), abs=1e-4)
-    assert lo <= r["estimate"] <= hi
+    assert lo <= r.estimate <= hi
 
 
 @pytest.mark.parametrize("measure", ["f1", "recall", "accuracy"])
@@ -272,23 +272,23 @@ def test_model_and_max_score_intervals_solve_their_inequalities(measure):
     r = ratio_estimate(tot, coef, variance="realised")
     (a1, a0, _), (b1, b0, _) = coef
     grid = np.linspace(0, 1, 20001)
-    a, z2 = r["a"], 1.959963984540054 ** 2
-    lhs = ((r["A"][None, :] - grid[:, None] * r["B"][None, :]) @ a) ** 2
+    a, z2 = r.a, 1.959963984540054 ** 2
+    lhs = ((r.A[None, :] - grid[:, None] * r.B[None, :]) @ a) ** 2
     v_model = ((a1 - grid * b1) ** 2 * ((a * a) @ w[:, 0])
                + (a0 - grid * b0) ** 2 * ((a * a) @ w[:, 1]))
-    d = r["A"][None, :] - grid[:, None] * r["B"][None, :]
+    d = r.A[None, :] - grid[:, None] * r.B[None, :]
     v_real = d ** 2 @ (a * a)
     for variance, inside in (("model", lhs <= z2 * v_model),
                              ("max", lhs <= z2 * np.maximum(v_model, v_real))):
         lo, hi = score_interval(r, 0.95, variance=variance)
         assert lo == pytest.approx(grid[inside].min(), abs=1e-4)
         assert hi == pytest.approx(grid[inside].max(), abs=1e-4)
-    se_m = np.sqrt((a1 - r["estimate"] * b1) ** 2 * ((a * a) @ w[:, 0])
-                    + (a0 - r["estimate"] * b0) ** 2 * ((a * a) @ w[:, 1])) / r["b_hat"]
-    assert r["std_error_model"] == pytest.approx(se_m, rel=1e-12)
-    assert r["std_error"] == r["std_error_realised"]
+    se_m = np.sqrt((a1 - r.estimate * b1) ** 2 * ((a * a) @ w[:, 0])
+                    + (a0 - r.estimate * b0) ** 2 * ((a * a) @ w[:, 1])) / r.b_hat
+    assert r.std_error_model == pytest.approx(se_m, rel=1e-12)
+    assert r.std_error == r.std_error_realised
     both = ratio_estimate(tot, coef)                        # the default: the larger
-    assert both["std_error"] == max(r["std_error_model"], r["std_error_realised"])
+    assert both.std_error == max(r.std_error_model, r.std_error_realised)
     assert tuple(score_interval(both, 0.95)) == tuple(score_interval(r, 0.95, variance="max"))
 
 
@@ -382,9 +382,9 @@ def test_design_tables_without_model_variance_use_the_realised_one():
     old = estimate_from_labels(older, labels)
     r = ratio_estimate(pseudo_outcomes(records_from_table(design, labels)),
                        ratio_coefficients(F1, len(pool), float(pool["pred"].sum())))
-    assert old.estimate == new.estimate == r["estimate"]
-    assert old.std_error == pytest.approx(r["std_error_realised"], rel=1e-12)
-    assert new.std_error == pytest.approx(r["std_error"], rel=1e-12)
+    assert old.estimate == new.estimate == r.estimate
+    assert old.std_error == pytest.approx(r.std_error_realised, rel=1e-12)
+    assert new.std_error == pytest.approx(r.std_error, rel=1e-12)
     assert tuple(old.conf_int()) == pytest.approx(
         tuple(score_interval(r, 0.95, variance="realised")), rel=1e-12)
 
@@ -405,7 +405,7 @@ def test_score_interval_options_name_their_variance():
     both = tuple(res.conf_int())
     assert both == tuple(res.conf_int(method="score_max"))
     assert both == (min(c[0] for c in sets.values()), max(c[1] for c in sets.values()))
-    assert res.std_error == max(r["std_error_realised"], r["std_error_model"])
+    assert res.std_error == max(r.std_error_realised, r.std_error_model)
     alone = active_evaluate(pool["prob"], lambda i: y[i], n_labels=200, rng=4,
                             predictions=pool["pred"], measure="recall",
                             interval="score_realised")
@@ -448,3 +448,65 @@ def test_half_width_stopping_needs_the_anytime_sequence():
     res = ev.run(lambda i: y[i], 200, half_width=0.45, batch_size=50)
     lo, hi = res.conf_int()
     assert (hi - lo) / 2 <= 0.45 and res.n_labels % 50 == 0
+
+
+def test_both_designs_return_one_frozen_estimate_record():
+    """The per-measure estimate is one typed, immutable record whatever the design."""
+    import dataclasses
+
+    from evalstats.active import active_evaluate
+    from evalstats.active._estimate_record import RatioEstimate
+
+    pool, y = _sim()
+    spec = measure_spec("f1")
+    for design in ("pps", "with_replacement"):
+        res = active_evaluate(pool["prob"], lambda i: y[i], n_labels=100, rng=2,
+                              predictions=pool["pred"], design=design)
+        r = res.sample.estimate(spec)
+        assert type(r) is RatioEstimate
+        assert (r.estimate, r.std_error, r.ess) == (res.estimate, res.std_error, res.ess)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            r.estimate = 0.0
+
+
+@pytest.mark.parametrize("design", ["pps", "with_replacement"])
+def test_both_designs_implement_the_design_protocol(design):
+    """The evaluator talks to its design through one protocol, whatever the design."""
+    from evalstats.active import ActiveEvaluator
+    from evalstats.active._design_protocol import Design
+
+    pool, y = _sim()
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], design=design, rng=1)
+    assert isinstance(ev._design, Design) and not isinstance(ev._pool, Design)
+    assert ev._design.name == design
+    ids = ev.query(20)
+    ev.update(ids, y[ids])
+    assert ev.result().design == design
+    assert set(ev.design()["design"]) == {design}
+
+
+def test_scores_are_read_once_margins_into_probabilities():
+    """One reading of the scores: margins -> expit for πps (closed form), kept as the
+    model's covariate; a placeholder to recalibrate with replacement; a two-column
+    matrix read as its positive column."""
+    from evalstats.active._pool_inputs import log_odds, pool_scores
+
+    spec = measure_spec("f1")
+    m = np.array([-2.0, 0.0, 3.0])
+    pps = pool_scores(m, spec, None, None)
+    assert (pps.design, pps.margins, pps.placeholder) == ("pps", True, False)
+    np.testing.assert_allclose(pps.probs, 1.0 / (1.0 + np.exp(-m)), rtol=1e-15)
+    np.testing.assert_array_equal(log_odds(pps.raw, pps.margins), m)
+    p = np.array([0.1, 0.5, 0.9])
+    probs = pool_scores(p, spec, None, None)
+    assert not probs.margins and probs.probs is p
+    np.testing.assert_allclose(log_odds(probs.raw, probs.margins), np.log(p / (1 - p)))
+    two = pool_scores(np.column_stack([1 - p, p]), spec, None, None)
+    np.testing.assert_array_equal(two.raw, p)
+    wr = pool_scores(m, spec, "with_replacement", "platt")
+    assert wr.placeholder and np.all(wr.probs == 0.5)
+    np.testing.assert_array_equal(wr.raw, m)
+    assert pool_scores(p, spec, "with_replacement", "platt").raw is None
+    with pytest.raises(ValueError, match="recalibrate"):
+        pool_scores(np.column_stack([p, 1 - p, 0 * p]), measure_spec("accuracy"), None,
+                    "platt")

@@ -64,7 +64,7 @@ def test_later_batches_use_the_last_batch_model():
     second = ev.query(4)
     ev.update(second, LABELS[second])
     res = _quiet(ev.result)
-    a, b = ev._pps.batches[1]["coef"]           # the recalibration fitted on batch 0
+    a, b = ev._design.successive.batches[1]["coef"]           # the recalibration fitted on batch 0
     ghat = expit(a + b * logit(SCORES))
     labeled = np.isin(np.arange(len(SCORES)), np.concatenate([first, second]))
     expect = _by_hand(labeled, ghat)

@@ -85,13 +85,13 @@ def test_pps_counts_a_skipped_item_with_the_models_prediction(pool):
     y = np.where(table["skipped"] == 1, table["model_prob"], truth)
     by_hand = SuccessiveSample(records_from_table(table, y))
     spec = res.specs[0]
-    assert by_hand.estimate(spec)["estimate"] == res.estimate
+    assert by_hand.estimate(spec).estimate == res.estimate
     assert tuple(by_hand.interval(spec, 0, 0.95, "score")) == tuple(res.conf_int())
     # and labeling them as 0 or 1 instead would move the estimate: the skip is not a no-op
     for fill in (0.0, 1.0):
         moved = SuccessiveSample(records_from_table(table, np.where(table["skipped"] == 1,
                                                                     fill, truth)))
-        assert moved.estimate(spec)["estimate"] != res.estimate
+        assert moved.estimate(spec).estimate != res.estimate
 
 
 def test_with_replacement_leaves_the_skipped_draws_out(pool):

@@ -180,11 +180,11 @@ def test_hand_checked_estimate():
     """Toy sample: v = (1, 2, 0.5), w = (1, 1, 0), ℓ = (1, 0, 1)."""
     r = ratio_estimate(np.array([1.0, 2.0, 0.5]), np.array([1.0, 1.0, 0.0]),
                        np.array([1.0, 0.0, 1.0]))
-    assert r["estimate"] == pytest.approx(1 / 3)                   # (1·1) / (1 + 2)
+    assert r.estimate == pytest.approx(1 / 3)                   # (1·1) / (1 + 2)
     # S/√n = sqrt((1·(1−1/3))² + (2·(0−1/3))²) / 3
-    assert r["std_error"] == pytest.approx(np.sqrt((2 / 3) ** 2 + (2 / 3) ** 2) / 3)
-    assert r["ess"] == pytest.approx(9 / 5)                        # (Σvw)² / Σ(vw)²
-    assert r["n"] == 3
+    assert r.std_error == pytest.approx(np.sqrt((2 / 3) ** 2 + (2 / 3) ** 2) / 3)
+    assert r.ess == pytest.approx(9 / 5)                        # (Σvw)² / Σ(vw)²
+    assert r.n_draws == 3
 
 
 # -- exact finite-n distributions on a 5-item pool -------------------------------------------
@@ -236,14 +236,14 @@ def test_package_estimator_matches_enumeration_formulas():
         items = np.repeat(np.arange(5), ex["counts"][j])
         loss, w = ex["spec"].loss_weight(F5[items], Y5[items])
         r = ratio_estimate(ex["v"][items], w, loss)
-        if not r["defined"]:
+        if not r.defined:
             assert np.isnan(ex["g"][j])
             continue
-        assert r["estimate"] == pytest.approx(ex["g"][j], rel=1e-12)
-        if not r["zero_width"]:
-            assert r["std_error"] == pytest.approx(ex["se"][j], rel=1e-10)
-            lo, hi = wr_interval(r["estimate"], r["std_error"], bounded=False, level=0.95,
-                                 method="linear", ess=r["ess"], df=r["n"] - 1)
+        assert r.estimate == pytest.approx(ex["g"][j], rel=1e-12)
+        if not r.zero_width:
+            assert r.std_error == pytest.approx(ex["se"][j], rel=1e-10)
+            lo, hi = wr_interval(r.estimate, r.std_error, bounded=False, level=0.95,
+                                 method="linear", ess=r.ess, df=r.n_draws - 1)
             assert hi - lo == pytest.approx(2 * stats.t.ppf(0.975, 11) * ex["se"][j])
 
 
@@ -315,7 +315,7 @@ def test_exact_coverage_of_default_logit_interval(measure):
         items = np.repeat(np.arange(5), ex["counts"][j])
         loss, w = ex["spec"].loss_weight(F5[items], Y5[items])
         r = ratio_estimate(ex["v"][items], w, loss)
-        if r["defined"]:
-            got = wr_interval(r["estimate"], r["std_error"], bounded=True, level=0.95,
-                              method="logit", ess=r["ess"], df=r["n"] - 1)
+        if r.defined:
+            got = wr_interval(r.estimate, r.std_error, bounded=True, level=0.95,
+                              method="logit", ess=r.ess, df=r.n_draws - 1)
             np.testing.assert_allclose(got, (lo[j], hi[j]), rtol=1e-9)

@@ -51,9 +51,11 @@ pools) keeps their self-normalised estimator and a logit interval.
 
 This package only re-exports; the code lives in private modules: ``_successive_design``
 (steps 1–4), ``_aipw`` (5–6), ``_confseq`` (7), ``_successive_sample`` and
-``_design_table`` (the design as a table; every route estimates from it), ``_estimators``
-(:class:`ActiveEstimate`), ``_evaluator`` / ``_pps_session`` / ``_wr_session`` /
-``_loop`` (:class:`ActiveEvaluator`), ``_offline``, ``_proposal_mix`` /
+``_design_table`` (the design as a table; every route estimates from it),
+``_estimate_record`` (the per-measure record both designs return), ``_estimators``
+(:class:`ActiveEstimate`), ``_evaluator`` / ``_loop`` (:class:`ActiveEvaluator`, which
+talks to its design through the ``_design_protocol``: ``_pps_session``,
+``_wr_session``; ``_pool_inputs`` reads its scores once), ``_offline``, ``_proposal_mix`` /
 ``_optimal_proposal`` (the papers' proposals), ``_forecast``, ``_state`` (sessions),
 ``_sealed_design`` / ``_labels_io``.
 

@@ -62,6 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._result import ConfidenceInterval, critical_value
+from ._estimate_record import RatioEstimate
 from ._measures import MeasureSpec
 
 __all__ = ["DrawRecords", "Totals", "VARIANCES", "DEFAULT_VARIANCE", "exclusive_cumsum",
@@ -193,26 +194,23 @@ VARIANCES = ("realised", "model", "max")
 DEFAULT_VARIANCE = "max"
 
 
-def ratio_estimate(tot: Totals, coef: tuple, variance: str = DEFAULT_VARIANCE) -> dict:
+def ratio_estimate(tot: Totals, coef: tuple, variance: str = DEFAULT_VARIANCE
+                   ) -> RatioEstimate:
     """``Ĝ = Â / B̂``, its martingale standard error and the ingredients of the intervals.
 
-    Returns ``estimate``, ``std_error`` (the ``variance`` one, see :data:`VARIANCES`; NaN
-    with a single draw; the realised one where the model-expected one is unknown),
-    ``std_error_realised``, ``std_error_model``, ``variance``, ``defined`` (``B̂ > 0``),
-    ``A``, ``B`` (per draw), ``a`` (weights), ``W`` (``Σ a² w`` of each group total),
-    ``coef``, ``n_draws``.
+    ``std_error`` is the ``variance`` one (see :data:`VARIANCES`; NaN with a single draw;
+    the realised one where the model-expected one is unknown); ``defined`` is ``B̂ > 0``.
     """
     A, B = linear_parts(tot, coef)
     a = tot.a
     a2 = a * a
     a_hat, b_hat = float(a @ A), float(a @ B)
     W = (float(a2 @ tot.w1), float(a2 @ tot.w0))
-    out = dict(A=A, B=B, a=a, n_draws=len(a), defined=b_hat > 0, a_hat=a_hat, b_hat=b_hat,
-               W=W, coef=coef, variance=variance)
+    parts = dict(A=A, B=B, a=a, n_draws=len(a), a_hat=a_hat, b_hat=b_hat, W=W, coef=coef,
+                 variance=variance)
     if not b_hat > 0:
         nan = float("nan")
-        return dict(out, estimate=nan, std_error=nan, std_error_realised=nan,
-                    std_error_model=nan)
+        return RatioEstimate(estimate=nan, std_error=nan, defined=False, **parts)
     est = a_hat / b_hat
     s2 = float(a @ a)
     u = (A - est * B) / b_hat
@@ -221,8 +219,8 @@ def ratio_estimate(tot: Totals, coef: tuple, variance: str = DEFAULT_VARIANCE) -
     var_model = ((a1 - est * b1) ** 2 * W[0] + (a0 - est * b0) ** 2 * W[1]) / b_hat ** 2
     se_r, se_m = (float(np.sqrt(max(v, 0.0))) if np.isfinite(v) else float("nan")
                   for v in (var, var_model))
-    return dict(out, estimate=est, std_error=_pick(se_r, se_m, variance),
-                std_error_realised=se_r, std_error_model=se_m)
+    return RatioEstimate(estimate=est, std_error=_pick(se_r, se_m, variance), defined=True,
+                         std_error_realised=se_r, std_error_model=se_m, **parts)
 
 
 def _pick(realised: float, model: float, variance: str) -> float:
@@ -234,7 +232,7 @@ def _pick(realised: float, model: float, variance: str) -> float:
     return max(realised, model)
 
 
-def score_interval(r: dict, level: float, bounded: bool = True,
+def score_interval(r: RatioEstimate, level: float, bounded: bool = True,
                    variance: str | None = None) -> ConfidenceInterval:
     """``{g : (Σ a D_t(g))² ≤ z² V(g)}`` with ``D_t(g) = A_t − g B_t`` (hull, in ``[0, 1]``
     for bounded measures). ``V(g)`` is the realised ``Σ a² D_t(g)²``, the model-expected
@@ -242,26 +240,26 @@ def score_interval(r: dict, level: float, bounded: bool = True,
     (the union of the two sets, each an interval around ``Ĝ``), as ``variance`` says
     (default: the one ``r`` was computed with); the realised one where the model-expected
     one is unknown."""
-    if not r["defined"]:
+    if not r.defined:
         return ConfidenceInterval(float("nan"), float("nan"))
-    variance = r.get("variance", DEFAULT_VARIANCE) if variance is None else variance
+    variance = (r.variance or DEFAULT_VARIANCE) if variance is None else variance
     z2 = critical_value(level) ** 2
     lo, hi = (0.0, 1.0) if bounded else (-np.inf, np.inf)
-    W1, W0 = r["W"]
+    W1, W0 = r.W
     known = np.isfinite(W1) and np.isfinite(W0)
     sets = []
     if variance != "model" or not known:
-        A, B, a2 = r["A"], r["B"], r["a"] * r["a"]
-        sets.append(_quadratic_set(r["b_hat"] ** 2 - z2 * float(a2 @ (B * B)),
-                                   r["a_hat"] * r["b_hat"] - z2 * float(a2 @ (A * B)),
-                                   r["a_hat"] ** 2 - z2 * float(a2 @ (A * A)),
-                                   r["estimate"], lo, hi))
+        A, B, a2 = r.A, r.B, r.a * r.a
+        sets.append(_quadratic_set(r.b_hat ** 2 - z2 * float(a2 @ (B * B)),
+                                   r.a_hat * r.b_hat - z2 * float(a2 @ (A * B)),
+                                   r.a_hat ** 2 - z2 * float(a2 @ (A * A)),
+                                   r.estimate, lo, hi))
     if variance != "realised" and known:
-        (a1, a0, _), (b1, b0, _) = r["coef"]
-        sets.append(_quadratic_set(r["b_hat"] ** 2 - z2 * (b1 * b1 * W1 + b0 * b0 * W0),
-                                   r["a_hat"] * r["b_hat"] - z2 * (a1 * b1 * W1 + a0 * b0 * W0),
-                                   r["a_hat"] ** 2 - z2 * (a1 * a1 * W1 + a0 * a0 * W0),
-                                   r["estimate"], lo, hi))
+        (a1, a0, _), (b1, b0, _) = r.coef
+        sets.append(_quadratic_set(r.b_hat ** 2 - z2 * (b1 * b1 * W1 + b0 * b0 * W0),
+                                   r.a_hat * r.b_hat - z2 * (a1 * b1 * W1 + a0 * b0 * W0),
+                                   r.a_hat ** 2 - z2 * (a1 * a1 * W1 + a0 * a0 * W0),
+                                   r.estimate, lo, hi))
     return ConfidenceInterval(min(c.low for c in sets), max(c.high for c in sets))
 
 

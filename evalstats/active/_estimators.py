@@ -21,6 +21,7 @@ import pandas as pd
 from .._result import ConfidenceInterval, EvalResult, _get_ax
 from .._validation import check_confidence_level
 from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
+from ._estimate_record import RatioEstimate
 from ._intervals import WR_METHODS
 from ._labeled_sample import frozen_copy
 from ._measures import MeasureSpec
@@ -182,11 +183,11 @@ class ActiveEstimate(EvalResult):
                 r = self.sample.estimate(spec, m)
                 lo, hi = self.sample.interval(spec, m, level, self.interval_method, r)
                 term = spec.name if m == 0 else f"{model}:{spec.name}"
-                rows.append(dict(term=term, estimate=r["estimate"], std_error=r["std_error"],
+                rows.append(dict(term=term, estimate=r.estimate, std_error=r.std_error,
                                  conf_low=lo, conf_high=hi, confidence_level=level,
                                  method=self.method, model=model, measure=spec.name,
-                                 defined=r["defined"], zero_width=r["zero_width"],
-                                 ess=r["ess"]))
+                                 defined=r.defined, zero_width=r.zero_width,
+                                 ess=r.ess))
         return pd.DataFrame(rows)
 
     def model_based(self) -> pd.DataFrame:
@@ -296,25 +297,26 @@ class ActiveEstimate(EvalResult):
 
 
 
-def _flag_notes(notes: Notes, spec: MeasureSpec, r: dict, sample: Any, pps: bool) -> None:
+def _flag_notes(notes: Notes, spec: MeasureSpec, r: RatioEstimate, sample: Any,
+                pps: bool) -> None:
     """Notes and warnings a reader needs, from the headline estimate's flags."""
-    if not r["defined"]:
+    if not r.defined:
         notes.warn(UndefinedEstimateWarning,
-                   f"{spec.name} is undefined on this sample: {r['reason']}. Estimate set "
+                   f"{spec.name} is undefined on this sample: {r.reason}. Estimate set "
                    f"to NaN (flagged defined=False).")
         return
-    if r.get("census"):
+    if r.census:
         notes.add(f"Every item of the pool is labeled (a census): {spec.name} is computed "
                   f"exactly, so its interval has zero width.")
         return
-    if r["zero_width"]:
+    if r.zero_width:
         notes.warn(SmallSampleWarning,
                    f"The estimated variance of {spec.name} is zero (every draw agreed with "
                    f"the model's prediction of it); the interval cannot show how far "
                    f"labels the sample has not seen may move it.")
-    elif r["ess"] < SMALL_ESS:
+    elif r.ess < SMALL_ESS:
         notes.warn(SmallSampleWarning,
-                   f"Effective sample size {r['ess']:.1f} < {SMALL_ESS}: the interval is "
+                   f"Effective sample size {r.ess:.1f} < {SMALL_ESS}: the interval is "
                    f"unreliable (few labeled items carry the measure; its coverage can fall "
                    f"well below nominal).")
     if spec.kind == "f":
@@ -329,11 +331,12 @@ def _flag_notes(notes: Notes, spec: MeasureSpec, r: dict, sample: Any, pps: bool
                        f"its interval can cover far below nominal. Label more items.")
 
 
-def _boundary_note(notes: Notes, spec: MeasureSpec, r: dict, companions: dict) -> None:
+def _boundary_note(notes: Notes, spec: MeasureSpec, r: RatioEstimate,
+                   companions: dict[str, RatioEstimate]) -> None:
     """With replacement: name every measure estimated at 0 or 1 (no draw showed an error
     that would move it; rare errors never drawn leave the interval blind to them)."""
-    edge = [f"{name} = {v['estimate']:g}" for name, v in [(spec.name, r)] + list(
-        companions.items()) if v["defined"] and min(v["estimate"], 1.0 - v["estimate"]) < 1e-12]
+    edge = [f"{name} = {v.estimate:g}" for name, v in [(spec.name, r)] + list(
+        companions.items()) if v.defined and min(v.estimate, 1.0 - v.estimate) < 1e-12]
     if edge:
         notes.warn(SmallSampleWarning,
                    f"{', '.join(edge)} on the boundary: no draw showed an error that would "
@@ -356,8 +359,8 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
     _flag_notes(notes, spec, r, sample, pps)
     for s in specs[1:]:
         c = sample.estimate(s)
-        if not c["defined"]:
-            notes.add(f"{s.name} is undefined on this sample ({c['reason']}): NaN, "
+        if not c.defined:
+            notes.add(f"{s.name} is undefined on this sample ({c.reason}): NaN, "
                       f"defined=False.")
     if not pps and spec.kind != "squared":
         _boundary_note(notes, spec, r, {s.name: sample.estimate(s) for s in specs[1:]})
@@ -369,18 +372,18 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
         n_draws, df, n_certain = sample.n_draws, None, sample.n_labels - sample.n_draws
     else:
         method = f"importance sampling ({proposal_kind})"
-        n_draws, df, n_certain = r["n"], max(r["n"] - 1, 1), 0
+        n_draws, df, n_certain = r.n_draws, max(r.n_draws - 1, 1), 0
         if n_draws - n_labels > 0:
             notes.add(f"{n_draws - n_labels} repeated draws reused cached labels (they "
                       f"count as draws, not as labels).")
     return ActiveEstimate(
-        estimate=r["estimate"], std_error=r["std_error"], confidence_level=level,
+        estimate=r.estimate, std_error=r.std_error, confidence_level=level,
         method=method, interval_method=interval_method or ("score" if pps else "logit"),
         term=spec.name, n=n_labels, n_unit="labels", df=df, data=data, call=call,
-        diagnostics=dict(n_draws=n_draws, n_certain=n_certain, ess=r["ess"]),
+        diagnostics=dict(n_draws=n_draws, n_certain=n_certain, ess=r.ess),
         notes=notes.as_tuple(), n_labels=n_labels, n_draws=n_draws,
-        n_certain=n_certain, ess=r["ess"], max_weight_share=r["max_weight_share"],
-        defined=r["defined"], zero_width=r["zero_width"], bounded=spec.kind != "squared",
+        n_certain=n_certain, ess=r.ess, max_weight_share=r.max_weight_share,
+        defined=r.defined, zero_width=r.zero_width, bounded=spec.kind != "squared",
         proposal_kind=proposal_kind, epsilon=epsilon, plug_in=plug_in, pool_size=pool_size,
         sample=sample if pps else frozen_copy(sample), specs=tuple(specs),
         model_names=tuple(model_names), design="pps" if pps else "with_replacement",

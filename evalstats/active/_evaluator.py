@@ -8,14 +8,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from .._validation import (
-    check_array,
     check_confidence_level,
     check_int,
     check_option,
-    check_probability_matrix,
     check_rng,
     check_scalar,
     fail,
@@ -24,15 +21,16 @@ from .._validation import (
 )
 from .._warnings import Notes
 from ._calibration import CALIBRATIONS
-from ._design_table import PPS_SETTINGS, design_kind
+from ._design_protocol import Design
 from ._estimators import ActiveEstimate, make_estimate
 from ._labels_io import UnusedLabelsWarning
 from ._loop import LoopMixin
 from ._measures import MeasureSpec, companion_specs, measure_spec
 from ._optimal_proposal import Pool, Proposal, pool_iv
-from ._pps_session import PPSMixin
-from ._proposal_mix import PROPOSALS, build_proposal
-from ._sealed_design import DESIGN_SETTINGS, id_text, seal_design
+from ._pool_inputs import PoolScores, pool_scores
+from ._pps_session import SuccessiveSession
+from ._proposal_mix import PROPOSALS
+from ._sealed_design import id_text
 from ._skipping import SkipMixin
 from ._state import (
     SessionFileError,
@@ -42,31 +40,14 @@ from ._state import (
     validate_session,
 )
 from ._successive_sample import SUCCESSIVE_METHODS
-from ._wr_session import WithReplacementMixin
+from ._wr_session import WithReplacementSession
 
 __all__ = ["ActiveEvaluator"]
 
-#: the design used for binary pools when ``design=None``
-DEFAULT_DESIGN = "pps"
-DESIGNS = ("pps", "with_replacement")
 #: interval methods an evaluator may report by default, per design
 INTERVALS = {"pps": SUCCESSIVE_METHODS, "with_replacement": ("logit",)}
-
-
-def design_iv(design: str | None, spec: MeasureSpec, scores: Any,
-              recalibrate: str | None) -> str:
-    """``None`` -> "pps" for binary pools; "pps" needs a binary pool and no recalibration."""
-    binary = np.ndim(scores) == 1 and spec.kind != "squared"
-    if design is None:
-        return DEFAULT_DESIGN if binary and recalibrate is None else "with_replacement"
-    check_option(design, "design", DESIGNS)
-    if design == "pps" and not binary:
-        raise fail("design", "'with_replacement' for multi-class or squared-loss pools",
-                   value=design)
-    if design == "pps" and recalibrate is not None:
-        raise fail("recalibrate", "None with design='pps' (its model is refitted between "
-                   "batches by itself; use adaptive=True)", value=recalibrate)
-    return design
+#: the :class:`~._design_protocol.Design` of each design name
+SESSIONS = {"pps": SuccessiveSession, "with_replacement": WithReplacementSession}
 
 
 def ids_iv(ids: np.ndarray) -> None:
@@ -102,7 +83,7 @@ def deprecated_options(estimator: Any, sampling: Any) -> None:
                           f"uses {now}.", FutureWarning, stacklevel=4)
 
 
-class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
+class ActiveEvaluator(LoopMixin, SkipMixin):
     """Sequential active estimation: ``query(batch_size)``, ``update(ids, labels)``, ``result()``.
 
     **Default design** (``design="pps"``, binary pools): each ``query(k)`` selects a
@@ -192,37 +173,20 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
             check_option(recalibrate, "recalibrate", CALIBRATIONS)
         deprecated_options(estimator, sampling)
         spec = measure_spec(measure, beta, alpha)
-        if np.ndim(scores) == 2 and np.shape(scores)[1] == 2 and spec.kind != "squared":
-            scores = check_probability_matrix(scores, "scores")[:, 1]
-        design = design_iv(design, spec, scores, recalibrate)
+        inputs = pool_scores(scores, spec, design, recalibrate)
+        design = inputs.design
         if design == "pps":
             check_option(interval, "interval", INTERVALS["pps"])
         elif interval != "score":
             raise fail("interval", "'score' (the default) with design='with_replacement'",
                        value=interval, remedy="The other intervals need design='pps'.")
-        raw, ranking = False, None
-        if design == "pps":
-            ranking = check_array(scores, "scores")
-            if ranking.size and ranking.min() < 0 and np.isfinite(ranking).all():
-                scores = special.expit(ranking)   # margins: log-odds
-        elif recalibrate is not None and np.ndim(scores) == 1 and spec.kind != "squared":
-            arr = check_array(scores, "scores")
-            raw = bool(arr.min() < 0 or arr.max() > 1)
-            if raw:                       # margins: placeholder probabilities, uniform 1st batch
-                scores = np.full(arr.shape, 0.5)
-                self._raw = arr
-        elif recalibrate is not None:
-            raise fail("recalibrate", "None for multi-class or squared-loss pools",
-                       value=recalibrate)
-        pool = pool_iv(scores, spec, predictions, variance)
-        self._setup(pool, spec, raw, ids, dict(
+        pool = pool_iv(inputs.probs, spec, predictions, variance)
+        self._setup(pool, spec, inputs, ids, dict(
             measure=measure, beta=float(beta), alpha=alpha, proposal=proposal,
             epsilon=check_scalar(epsilon, "epsilon", 0.0, 1.0), recalibrate=recalibrate,
             confidence_level=check_confidence_level(confidence_level), design=design,
             adaptive=bool(adaptive), interval=interval if design == "pps" else "logit"))
-        if design == "pps":
-            self._raw = ranking
-            self._pps_init(ranking)
+        self._design: Design = SESSIONS[design](self)
         self._rng = check_rng(rng)
         self._store = None
         if path is not None:
@@ -233,12 +197,12 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
             self._store = StateStore(path)
             self._store.create(self._pool_frame(), self._meta())
 
-    def _setup(self, pool: Pool, spec: MeasureSpec, raw: bool, ids: Any,
+    def _setup(self, pool: Pool, spec: MeasureSpec, inputs: PoolScores, ids: Any,
                config: dict) -> None:
         self._pool, self._spec, self._config = pool, spec, config
-        self._is_raw = raw
-        if not raw:
-            self._raw = pool.probs if pool.probs.ndim == 1 else None
+        self._is_raw, self._margins = inputs.placeholder, inputs.margins
+        self._raw = inputs.raw if inputs.raw is not None else (
+            pool.probs if pool.probs.ndim == 1 else None)
         n = pool.size
         if ids is None:
             self._ids = np.arange(n)
@@ -260,22 +224,16 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
         self._pending: dict[int, None] = {}
         self._skipped: dict[int, str] = {}
         self._batch = 0
-        self._base: Proposal | None = None
-        self._last: Proposal | None = None
-        self._last_kind = config["proposal"]
         self._notes = Notes()
-        self._cdf: tuple | None = None
 
     # -- persistence -------------------------------------------------------------------------
     def _pool_frame(self) -> pd.DataFrame:
         pool = self._pool
         df = {"id": self._ids}
-        if self._is_raw or self._config["design"] == "pps":
+        if self._raw is not None:
             # the scores as given: πps maps margins through a logistic itself, and a file
             # holding expit(margins) reopened as probabilities (another ranking and model)
             df["s"] = self._raw
-        elif pool.probs.ndim == 1:
-            df["s"] = pool.probs
         else:
             for k in range(pool.probs.shape[1]):
                 df[f"s_{k}"] = pool.probs[:, k]
@@ -289,8 +247,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
         meta = dict(config=self._config, model_names=self._pool.model_names,
                     raw_scores=self._is_raw, rng_state=self._rng.bit_generator.state,
                     rng_kind=type(self._rng.bit_generator).__name__, batch=self._batch)
-        if self._config["design"] == "pps":
-            meta["pps"] = self._pps_meta()
+        meta.update(self._design.meta())
         return meta
 
     @classmethod
@@ -330,8 +287,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
                         for i, y in zip(labels["idx"], labels["label"], strict=True)}
         self._pending = {i: None for i in self._draw_idx if i not in self._labels}
         self._restore_skips(meta.get("skipped"), path)
-        if "pps" in meta:
-            self._pps_restore(meta["pps"])
+        self._design.restore(meta)
         self._store = store
         return self
 
@@ -344,10 +300,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
         with-replacement optimal proposal of the scores, for orientation only, and reading
         it changes nothing (before, it replaced the state that ``result()`` and the plot
         use)."""
-        if self._config["design"] == "pps":
-            return build_proposal(self._pool, self._spec, self._config["proposal"],
-                                  self._config["epsilon"])
-        return self._proposal_mix()
+        return self._design.proposal()
 
     # -- the loop ----------------------------------------------------------------------------
     @property
@@ -371,47 +324,19 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
         search of a uniform number in the cumulative distribution.
         """
         batch_size = check_int(batch_size, "batch_size", 1)
-        if self._config["design"] == "pps":
-            seq0 = len(self._draw_idx)
-            new = self._pps_query(batch_size)
-            self._save_draws(seq0)
-            return self._ids[new]
-        if self._pending:
-            raise fail("query", "called after the items queried before are labeled",
-                       got=f"{len(self._pending)} queried items without a label (e.g. id "
-                           f"{plain_value(self.pending[0])!r})", verb="must be",
-                       remedy="Label them with `update()` first: draws after an unlabeled one "
-                              "could not be used.")
-        prop = self._proposal_mix()
-        q = prop.q
-        open_mask = q > 0
-        taken = np.fromiter([*self._labels, *self._pending, *self._skipped], dtype=int)
-        available = int(open_mask.sum() - open_mask[taken].sum()) if len(taken) else int(
-            open_mask.sum())
-        if batch_size > available:
-            raise fail("batch_size", f"at most the {available} unlabeled items the proposal "
-                       "can still draw", value=batch_size)
-        if self._cdf is None or self._cdf[0] is not prop:
-            self._cdf = (prop, np.cumsum(q))
-        cdf = self._cdf[1]
-        new: list[int] = []
         seq0 = len(self._draw_idx)
-        while len(new) < batch_size:
-            u = self._rng.random(max(batch_size - len(new), 8)) * cdf[-1]
-            for i in np.minimum(np.searchsorted(cdf, u, side="right"), len(q) - 1):
-                i = int(i)
-                self._draw_idx.append(i)
-                self._draw_q.append(float(q[i]))
-                self._draw_batch.append(self._batch)
-                if i not in self._labels and i not in self._pending and \
-                        i not in self._skipped:
-                    self._pending[i] = None
-                    new.append(i)
-                    if len(new) == batch_size:
-                        break
+        new = self._design.query(batch_size)
         self._batch += 1
         self._save_draws(seq0)
-        return self._ids[np.asarray(new, dtype=int)]
+        return self._ids[new]
+
+    def _log_draw(self, item: int, q: float, new: bool) -> None:
+        """Log a draw of the current batch (``new``: its item now awaits a label)."""
+        self._draw_idx.append(item)
+        self._draw_q.append(q)
+        self._draw_batch.append(self._batch)
+        if new:
+            self._pending[item] = None
 
     def _save_draws(self, seq0: int) -> None:
         if self._store is None:
@@ -419,8 +344,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
         rows = [(seq0 + k, self._draw_idx[k + seq0], self._draw_q[k + seq0],
                  self._draw_batch[k + seq0]) for k in range(len(self._draw_idx) - seq0)]
         meta = dict(rng_state=self._rng.bit_generator.state, batch=self._batch)
-        if self._config["design"] == "pps":
-            meta["pps"] = self._pps_meta()
+        meta.update(self._design.meta())
         self._store.append(draws=rows, meta=meta)
 
     def update(self, ids: Any, labels: Any) -> None:
@@ -481,29 +405,18 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
                        remedy="Labels already recorded are kept.")
         return y
 
-    def _zero_counts(self) -> dict[str, tuple]:
-        """Pool items the current proposal can never draw, by prediction, per model."""
-        prop = self._last if self._last is not None else self._proposal_mix()
-        zero = np.asarray(prop.q) <= 0
-        if not zero.any():
-            return {}
-        p = self._pool.preds[zero]
-        return dict(zero_f1=tuple((p == 1).sum(axis=0)), zero_f0=tuple((p == 0).sum(axis=0)))
-
     def result(self, _call: dict | None = None) -> ActiveEstimate:
         """The estimate from every labeled batch (πps) or labeled draw prefix (usable at
         any moment)."""
-        pps = self._config["design"] == "pps"
-        sample, n_cut, unused, n_skipped = self._pps_sample() if pps else self._wr_sample()
-        prop = self.proposal if pps else (self._last or self._proposal_mix())
+        sample, n_cut, unused, n_skipped = self._design.sample()
+        prop = self._design.last_proposal()
         notes = Notes()
         notes.extend(self._notes)
         notes.extend(prop.notes)
         if n_cut:
-            msg = (f"{n_cut} items of an incompletely labeled batch are not used yet"
-                   if pps else f"{n_cut} draws after the first unlabeled queried item are "
-                   f"not used yet") + (f", {unused} of them labeled: label the rest (ids "
-                                       f"`pending`) to use them." if unused else ".")
+            msg = f"{n_cut} {self._design.cut_unit} are not used yet" + (
+                f", {unused} of them labeled: label the rest (ids `pending`) to use them."
+                if unused else ".")
             if unused:
                 notes.warn(UnusedLabelsWarning, msg)
             else:
@@ -511,9 +424,7 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
         cfg = self._config
         call = _call or dict(function="ActiveEvaluator.result", measure=cfg["measure"],
                              proposal=cfg["proposal"], epsilon=cfg["epsilon"])
-        kinds = design_kind(cfg["proposal"], cfg["adaptive"]) if pps else cfg["proposal"]
-        if cfg["recalibrate"]:
-            kinds = f"optimal+{cfg['recalibrate']}"
+        kinds = self._design.kind()
         return make_estimate(
             sample, companion_specs(self._spec, self._pool.binary),
             model_names=self._pool.model_names, level=cfg["confidence_level"],
@@ -522,13 +433,13 @@ class ActiveEvaluator(PPSMixin, WithReplacementMixin, LoopMixin, SkipMixin):
             notes=notes, interval_method=cfg["interval"], n_skipped=n_skipped,
             plot=dict(plot_x=prop.plot_x, plot_q=prop.plot_q, plot_pred=prop.plot_pred))
 
+    def sample(self) -> tuple[Any, int]:
+        """The labeled sample the result reads (complete batches for πps; with replacement
+        the draws up to the first one whose item still lacks a label, those of skipped
+        items left out) and the count of draws (or items) it leaves out."""
+        sample, n_cut, _, _ = self._design.sample()
+        return sample, n_cut
+
     def design(self) -> pd.DataFrame:
         """The queried items as a table to export (see :func:`active_design`)."""
-        if self._config["design"] == "pps":
-            table = self._mark_skipped(self._pps_design(), self._pps.rows["item"])
-            extra = tuple(c for c in table.columns if c.startswith("n_pred_pos"))
-            return seal_design(table, PPS_SETTINGS + extra)
-        table = self._wr_design()
-        table = self._mark_skipped(table, self._index.get_indexer(table["id"]))
-        zero = tuple(c for c in table.columns if c.startswith(("zero_f1", "zero_f0")))
-        return seal_design(table, DESIGN_SETTINGS + ("design",) + zero)
+        return self._design.table()

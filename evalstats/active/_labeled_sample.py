@@ -14,28 +14,30 @@ import numpy as np
 import pandas as pd
 
 from .._result import ConfidenceInterval, critical_value, freeze_array
+from ._estimate_record import RatioEstimate
 from ._intervals import wr_interval
 from ._measures import MeasureSpec
 
 __all__ = ["LabeledSample", "ratio_estimate", "frozen_copy"]
 
 
-def ratio_estimate(v: np.ndarray, w: np.ndarray, loss: np.ndarray) -> dict[str, Any]:
-    """``Ĝ``, its standard error ``S/√n``, ESS and flags from per-draw ``v, w, ℓ``."""
+def ratio_estimate(v: np.ndarray, w: np.ndarray, loss: np.ndarray) -> RatioEstimate:
+    """``Ĝ``, its standard error ``S/√n``, Kish ESS and flags from per-draw ``v, w, ℓ``."""
     vw = np.asarray(v, float) * np.asarray(w, float)
     n = vw.shape[0]
     svw = float(vw.sum())
-    out = dict(n=n, sum_vw=svw)
     if n == 0 or svw <= 0:
-        return dict(out, estimate=float("nan"), std_error=float("nan"), defined=False,
-                    zero_width=False, ess=0.0, max_weight_share=float("nan"))
+        return RatioEstimate(estimate=float("nan"), std_error=float("nan"), defined=False,
+                             n_draws=n, zero_width=False, ess=0.0,
+                             max_weight_share=float("nan"))
     pos = vw > 0
     # a weighted mean lies within its values (rounding gave 1 + 2e-16 for a proportion)
     g = float(np.clip(np.dot(vw, loss) / svw, loss[pos].min(), loss[pos].max()))
     se = float(np.sqrt(np.sum((vw * (loss - g)) ** 2)) / svw)
     zero = bool(np.all(loss[pos] == loss[pos][0]))
-    return dict(out, estimate=g, std_error=0.0 if zero else se, defined=True, zero_width=zero,
-                ess=svw ** 2 / float(np.sum(vw ** 2)), max_weight_share=float(vw.max() / svw))
+    return RatioEstimate(estimate=g, std_error=0.0 if zero else se, defined=True, n_draws=n,
+                         zero_width=zero, ess=svw ** 2 / float(np.sum(vw ** 2)),
+                         max_weight_share=float(vw.max() / svw))
 
 
 @dataclass
@@ -60,36 +62,37 @@ class LabeledSample:
     def n_labels(self) -> int:
         return int(self.item_ids.shape[0])
 
-    def estimate(self, spec: MeasureSpec, model: int = 0) -> dict[str, Any]:
-        """:func:`ratio_estimate` of one measure for one model (``n_eff`` = Kish ESS)."""
+    def estimate(self, spec: MeasureSpec, model: int = 0) -> RatioEstimate:
+        """:func:`ratio_estimate` of one measure for one model, with ``reason``."""
         if self.zero_f1 and spec.kind != "squared" and _unidentified(
                 spec, self.zero_f1[model], self.zero_f0[model]):
-            return dict(ratio_estimate(np.zeros(0), np.zeros(0), np.zeros(0)), n_eff=0.0,
-                        reason="some items can never be drawn (probability 0) and their "
-                               f"labels enter {spec.name}")
+            return dataclasses.replace(
+                ratio_estimate(np.zeros(0), np.zeros(0), np.zeros(0)),
+                reason="some items can never be drawn (probability 0) and their "
+                       f"labels enter {spec.name}")
         if self.pool_size and self.n_labels >= self.pool_size:
             # a census: every item of the pool is labeled, so the measure is the pool's own
             # (the draw-weighted ratio still averaged repeats: F1 0.650 for a true 0.727)
             loss, w = spec.loss_weight(self.item_preds[:, model], self.item_labels)
             r = ratio_estimate(np.ones(self.n_labels), w, loss)
-            if r["defined"]:
-                return dict(r, std_error=0.0, zero_width=True, census=True, reason="",
-                            n_eff=float("inf"), ess=float("inf"), max_weight_share=0.0)
-            return dict(r, n_eff=0.0, reason="its denominator is zero on this pool")
+            if r.defined:
+                return dataclasses.replace(r, std_error=0.0, zero_width=True, census=True,
+                                           ess=float("inf"), max_weight_share=0.0)
+            return dataclasses.replace(r, reason="its denominator is zero on this pool")
         loss, w = self.loss_weight(spec, model)
         r = ratio_estimate(self.draw_weight, w, loss)
-        return dict(r, n_eff=r["ess"], reason="" if r["defined"] else (
+        return r if r.defined else dataclasses.replace(r, reason=(
             "no drawn item has positive weight (e.g. no predicted positive for precision, "
             "no positive label for recall)"))
 
     def interval(self, spec: MeasureSpec, model: int, level: float, method: str,
-                 r: dict | None = None) -> ConfidenceInterval:
+                 r: RatioEstimate | None = None) -> ConfidenceInterval:
         """The ``method`` interval (:func:`~._intervals.wr_interval`, ``n_draws − 1`` df)."""
         r = self.estimate(spec, model) if r is None else r
-        if r.get("census"):
-            return ConfidenceInterval(float(r["estimate"]), float(r["estimate"]))
-        return wr_interval(r["estimate"], r["std_error"], bounded=spec.kind != "squared",
-                           level=level, method=method, ess=r["ess"], df=max(r["n"] - 1, 1))
+        if r.census:
+            return ConfidenceInterval(float(r.estimate), float(r.estimate))
+        return wr_interval(r.estimate, r.std_error, bounded=spec.kind != "squared",
+                           level=level, method=method, ess=r.ess, df=max(r.n_draws - 1, 1))
 
     def running(self, spec: MeasureSpec, level: float, method: str,
                 n_points: int = 60) -> pd.DataFrame:

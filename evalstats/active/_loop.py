@@ -110,11 +110,7 @@ class LoopMixin:
         return self.result()
 
     def _default_batch(self, n_labels: int) -> int:
-        if self._config["recalibrate"] is not None:
-            return max(n_labels // 10, 10)
-        if self._config["design"] == "pps" and self._config["proposal"] != "passive":
-            return min(n_labels, 100)
-        return n_labels
+        return self._design.default_batch(n_labels)
 
     def _ask(self, oracle: Callable) -> None:
         """Ask ``oracle`` for the pending items; any failure keeps what was bought."""

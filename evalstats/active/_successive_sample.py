@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +19,7 @@ from ._aipw import (
     score_interval,
 )
 from ._confseq import anytime_sequence, total_box
+from ._estimate_record import RatioEstimate
 from ._measures import MeasureSpec
 
 __all__ = ["SuccessiveSample", "SUCCESSIVE_METHODS"]
@@ -54,28 +54,29 @@ class SuccessiveSample:
         rec = self.records
         return ratio_coefficients(spec, rec.pool_size, float(rec.n_pred_pos[model]))
 
-    def estimate(self, spec: MeasureSpec, model: int = 0) -> dict[str, Any]:
+    def estimate(self, spec: MeasureSpec, model: int = 0) -> RatioEstimate:
         """:func:`~._aipw.ratio_estimate` of ``spec`` for model column ``model``, with
         ``census``, ``zero_width``, ``ess`` (``Ĝ(1 − Ĝ)/SE²``, the binomial-equivalent
-        sample size) and ``reason`` (why it is undefined)."""
+        sample size), ``max_weight_share`` and ``reason`` (why it is undefined)."""
         rec = self.records
         r = ratio_estimate(pseudo_outcomes(rec, model), self._coef(spec, model))
-        se = r["std_error"]
+        se = r.std_error
         census = rec.n_labels >= rec.pool_size
-        est = r["estimate"]
+        est = r.estimate
         spread = est * (1.0 - est) if np.isfinite(est) else float("nan")
         ess = float("inf") if census else (spread / se ** 2 if se > 0 else float("nan"))
-        return dict(r, census=census, zero_width=bool(r["defined"] and se == 0),
-                    ess=ess, max_weight_share=float(np.max(r["a"])) if len(r["a"]) else 1.0,
-                    reason="" if r["defined"] else
-                    "its estimated denominator is not positive (no predicted or actual "
-                    "positive carries it)")
+        return dataclasses.replace(
+            r, census=census, zero_width=bool(r.defined and se == 0), ess=ess,
+            max_weight_share=float(np.max(r.a)) if len(r.a) else 1.0,
+            reason="" if r.defined else
+            "its estimated denominator is not positive (no predicted or actual "
+            "positive carries it)")
 
     def interval(self, spec: MeasureSpec, model: int, level: float, method: str,
-                 r: dict | None = None) -> ConfidenceInterval:
+                 r: RatioEstimate | None = None) -> ConfidenceInterval:
         """The ``method`` interval of ``spec`` (``r``: its :meth:`estimate`, if computed)."""
         r = self.estimate(spec, model) if r is None else r
-        if not r["defined"]:
+        if not r.defined:
             return ConfidenceInterval(float("nan"), float("nan"))
         if method == "anytime":
             key = (model, level)
@@ -85,11 +86,11 @@ class SuccessiveSample:
             return anytime_sequence(self.records, spec, level, model, box=cache[key])[0]
         if method.startswith("score"):
             return score_interval(r, level, variance=method.partition("_")[2] or None)
-        if not np.isfinite(r["std_error"]):
+        if not np.isfinite(r.std_error):
             return ConfidenceInterval(0.0, 1.0)
         z = critical_value(level)
-        return ConfidenceInterval(float(max(r["estimate"] - z * r["std_error"], 0.0)),
-                                  float(min(r["estimate"] + z * r["std_error"], 1.0)))
+        return ConfidenceInterval(float(max(r.estimate - z * r.std_error, 0.0)),
+                                  float(min(r.estimate + z * r.std_error, 1.0)))
 
     def running(self, spec: MeasureSpec, level: float, method: str) -> pd.DataFrame:
         """Estimate and interval after each complete batch."""
@@ -106,7 +107,7 @@ class SuccessiveSample:
             r = part.estimate(spec)
             ci = seq[j] if seq is not None else part.interval(spec, 0, level, method, r)
             rows.append(dict(n_draws=int(draws_before[end - 1]), n_labels=end,
-                             estimate=r["estimate"], conf_low=ci.low, conf_high=ci.high))
+                             estimate=r.estimate, conf_low=ci.low, conf_high=ci.high))
         return pd.DataFrame(rows)
 
 
