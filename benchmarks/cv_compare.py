@@ -24,6 +24,16 @@ null (``family == "dev"``), the one with the highest mean power over the dev alt
 ties (within one SE) go to the simpler (t before the score form, which adds ρ̂). The
 **fresh** nulls and alternatives are then reported for the choice, with no further choice.
 
+How far the ceiling is from reach (``frontier``)
+-----------------------------------------------
+The t ceiling knows each design's null quantile of |T|. ``frontier`` reports (a) those
+quantiles and the power of T at the *largest* of them, the best a test on T with one
+threshold can do while holding its size on every null; and (b) for the family of
+score-type statistics ``Z_c = T/√max(1 − c·ρ̂·T, φ)`` against t with the data df, ``c``
+from 0 (the Wald t) to ½ (the default) and φ ∈ {¼, ½}, the worst size over the nulls and
+the worst power minus the ceiling over the alternatives. Written to
+``results/cv_compare_frontier.csv`` and ``results/cv_compare_thresholds.csv``.
+
 Usage: ``python benchmarks/cv_compare.py [--reps 400] [--alt-reps 200]`` (one command);
 ``--designs NAME ...`` a subset; ``--combine RAW ...`` pools raw files. Writes
 ``results/cv_compare_raw.csv`` and ``results/cv_compare.csv``.
@@ -162,6 +172,35 @@ def choose_test(table: pd.DataFrame) -> tuple[str, pd.DataFrame]:
         score
 
 
+def frontier(raw: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(a) per-design null quantile of |T| and power of T at the largest of them;
+    (b) worst size and worst power gap to the t ceiling of the score family ``Z_c``."""
+    null = raw[raw.hypothesis == "H0"]
+    q = null.groupby("design", sort=False)["T"].apply(
+        lambda t: float(np.nanquantile(np.abs(t), 0.95)))
+    rows = [dict(design=d, hypothesis="H0", null_quantile=v) for d, v in q.items()]
+    for (d, hyp), h in raw[raw.hypothesis != "H0"].groupby(["design", "hypothesis"],
+                                                         sort=False):
+        rows.append(dict(design=d, hypothesis=hyp, null_quantile=q[d],
+                         t_ceiling=float(np.mean(np.abs(h["T"]) > q[d])),
+                         one_threshold=float(np.mean(np.abs(h["T"]) > q.max()))))
+    thresholds = pd.DataFrame(rows)
+    T = raw["T"].to_numpy()
+    rho = np.clip(np.nan_to_num(raw.coupling.to_numpy()), -1.0, 1.0)
+    ceiling = {(d, hyp): c for d, hyp, c in thresholds.dropna(subset=["t_ceiling"])[
+        ["design", "hypothesis", "t_ceiling"]].itertuples(index=False)}
+    out = []
+    for c in np.round(np.arange(0.0, 0.501, 0.05), 2):
+        for phi in (0.25, 0.5):
+            z = T / np.sqrt(np.maximum(1.0 - c * rho * T, phi))
+            rej = 2 * stats.t.sf(np.abs(z), raw.df_nuV.to_numpy()) < 0.05
+            rate = pd.Series(rej).groupby([raw.design, raw.hypothesis], sort=False).mean()
+            sizes = [v for (d, hyp), v in rate.items() if hyp == "H0"]
+            gaps = [v - ceiling[(d, hyp)] for (d, hyp), v in rate.items() if hyp != "H0"]
+            out.append(dict(c=c, phi=phi, worst_size=max(sizes), worst_gap=min(gaps)))
+    return thresholds, pd.DataFrame(out)
+
+
 def main(argv=None) -> int:
     ap = pooled_runs_parser(__doc__, reps=400, seed=3602, combine_help="pool raw files")
     ap.add_argument("--alt-reps", type=int, default=200)
@@ -189,6 +228,11 @@ def main(argv=None) -> int:
         choice, score = choose_test(table)
         print(score.round(3).to_string(index=False))
         print(f"rule's choice: {choice}")
+        thresholds, family = frontier(raw)
+        thresholds.to_csv(out / "cv_compare_thresholds.csv", index=False)
+        family.to_csv(out / "cv_compare_frontier.csv", index=False)
+        print(thresholds.round(3).to_string(index=False))
+        print(family.round(3).to_string(index=False))
     return 0
 
 
