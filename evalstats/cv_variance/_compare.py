@@ -111,7 +111,11 @@ def compare_learners(est_a: Any, est_b: Any, X: Any, y: Any, *, train_size: int,
     *What the test promises.* Asymptotically (n → ∞, g fixed) every test here has
     level α (Fuchs et al. 2013). In finite samples the score form is conservative where
     ρ̂ and T move together and can exceed α where ρ̂ correlates positively with T;
-    ``interval="t"`` has more power and a less predictable size. The size and power
+    ``interval="t"`` has more power and a less predictable size. On the side where the
+    variance at the null exceeds the one at Θ̂ (the long tail of a skewed difference) the
+    score form has less power than a t test that knew the null distribution of T; that
+    distribution depends on the pair of learners, not only on n and g, so a single data
+    set can only estimate it (here through ρ̂ and the data df). The size and power
     measured on development and fresh nulls (positively and negatively correlated
     learners, skewed losses, nested models) are in the CV section of
     the benchmark document.
