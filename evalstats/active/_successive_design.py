@@ -189,38 +189,11 @@ class SuccessiveDesign:
         chosen = np.concatenate([R[cert], R[pos]])
         bounds = _residual_bounds(g_left, s_left, preds, order, remaining)
         model_var = _model_variance(g_left, s_left, preds, order, remaining)
-        if k > 0 and p["coef"] is not None and self.batches[0]["coef"] is None \
-                and __import__("os").environ.get("ES_PRIOR_VAR", "refit") == "refit":
-            self._refit_first_batch(p["coef"])
         self._append(chosen, k, np.concatenate([np.ones(len(cert)), q]),
                      np.concatenate([np.zeros((len(cert), bounds.shape[1])), bounds]),
                      np.concatenate([np.zeros((len(cert), model_var.shape[1])), model_var]),
                      np.concatenate([ghat[cert], ghat[pos]]), len(cert))
         return chosen
-
-    def _refit_first_batch(self, coef: tuple[float, float]) -> None:
-        """Re-evaluate the model-expected variance of the first batch's draws under the
-        first model fitted on labels (``coef``); the first batch's own model was the
-        scores as given."""
-        if self.batches[0].get("refit"):
-            return
-        batch = np.asarray(self.rows["batch"], dtype=int)
-        rows0 = np.flatnonzero((batch == 0) & ~np.asarray(self.rows["certain"], dtype=bool))
-        self.batches[0]["refit"] = True
-        if rows0.size == 0:
-            return
-        p0 = self.plan(self.batches[0]["n"], np.zeros(0, dtype=int), np.zeros(0))
-        items = np.asarray(self.rows["item"], dtype=int)[rows0]
-        pos_in_left = np.full(self.pool.size, -1, dtype=np.int64)
-        pos_in_left[p0["R"][p0["left"]]] = np.arange(p0["left"].shape[0])
-        order = pos_in_left[items]
-        s_left = p0["size"][p0["left"]]
-        remaining = float(s_left.sum()) - np.concatenate(([0.0], np.cumsum(s_left[order])[:-1]))
-        g_fit = self.predict(coef, p0["R"][p0["left"]])
-        mv = _model_variance(g_fit, s_left, self.pool.preds[p0["R"][p0["left"]]], order,
-                             remaining)
-        for j, r in enumerate(rows0):
-            self.rows["model_var"][r] = [float(v) for v in mv[j]]
 
     def _append(self, items, k, q, bounds, model_var, ghat, n_cert) -> None:
         r = self.rows
