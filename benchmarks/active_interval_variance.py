@@ -21,6 +21,17 @@ difference within one SE is a tie and goes to the simpler ``realised``. (``max``
 more than noise.) ``model`` alone is reported, never a candidate: it is exact only under a
 calibrated working model.
 
+**Second decision (written before anything was run on ``FRESH3_FAMILY``): the first
+batch's model-expected variance.** The first batch is drawn before any label, so its
+model-expected variance is computed under the scores as given. ``refit`` re-evaluates it
+under the first model fitted on labels (the second batch's); ``max`` is the current rule.
+Paired runs (same seeds) of both on FRESH3, 100 runs per cell. Adopt ``refit`` iff (1) its
+worst coverage over cells and measures is at least ``max``'s worst minus one binomial SE,
+(2) the paired bootstrap 95 % interval (runs resampled within cells) of the difference
+(``refit`` − ``max``) in the summed distance of the cells' coverages from [0.92, 0.99]
+does not lie wholly above 0, and (3) the bootstrap 95 % interval of the geometric mean
+width ratio ``refit``/``max`` lies wholly below 1. Otherwise keep ``max`` (simpler).
+
     python benchmarks/active_interval_variance.py --families dev --reps 100 --out dev
     python benchmarks/active_interval_variance.py --families fresh2 --reps 300 --out fresh2
     python benchmarks/active_interval_variance.py --summarise \\

@@ -72,6 +72,13 @@ pool (0.05 %), a blind spot of another shape (``band``: positives at scores 0.02
 strongly overconfident pool (``a = 5``), scores quantised on the log-odds scale (``steps``),
 an underconfident, shifted 3-million pool and a small, common-positive calibrated pool.
 
+**Third fresh family** (``FRESH3_FAMILY``), fixed before anything was run on it, for the
+decision on the model-expected variance of the first batch: laws paired with members as in
+no earlier family (a dispersed beta law at 10⁶ items, an underconfident two-group pool, an
+overconfident shifted rare pool, quantised logit-t scores, a probit link on a beta law, a
+small shuffled segment, a uniform blind spot under a beta law, linear margins of a logit-t
+law).
+
 Each pool is generated from a seed fixed by its cell name (:func:`cell_seed`), so every
 harness run sees the same pool. Only the engineer deciding a default runs a fresh family,
 once.
@@ -171,22 +178,44 @@ FRESH2_FAMILY: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+#: third fresh family: law and member paired as in no earlier family (see the module docstring)
+FRESH3_FAMILY: list[tuple[str, dict[str, Any]]] = [
+    _cell("f3_cal_beta_1m", "calibrated", 1_000_000, 0.005, law="beta", spread=0.5,
+          top_k=1.0),
+    _cell("f3_under_shift", "logistic", 50_000, 0.03, law="two_group", spread=1.0, a=0.7,
+          b=0.5, threshold=0.5),
+    _cell("f3_over_rare", "logistic", 150_000, 0.001, spread=3.0, a=2.0, b=1.0,
+          threshold=0.5),
+    _cell("f3_quant_t", "distorted", 40_000, 0.05, law="logit_t", spread=1.5,
+          kind="quantized", threshold=0.5),
+    _cell("f3_probit_beta", "distorted", 60_000, 0.02, law="beta", spread=2.0, kind="probit",
+          top_k=1.0),
+    _cell("f3_segment_small", "segment", 15_000, 0.06, law="two_group", spread=1.5,
+          kind="shuffled", share=0.1, threshold=0.5),
+    _cell("f3_blind_beta", "blind_spot", 80_000, 0.01, law="beta", spread=1.0,
+          shape="uniform", hidden_share=0.001, top_k=1.0),
+    _cell("f3_margins_t", "margins", 30_000, 0.04, law="logit_t", spread=1.5, kind="linear",
+          scale=2.0),
+]
+
+
 def list_families() -> dict[str, list[str]]:
     """The cell names of each family: ``{"dev": [...], "fresh": [...], "fresh2": [...]}``."""
     return {"dev": [kw["name"] for _, kw in DEV_FAMILY],
             "fresh": [kw["name"] for _, kw in FRESH_FAMILY],
-            "fresh2": [kw["name"] for _, kw in FRESH2_FAMILY]}
+            "fresh2": [kw["name"] for _, kw in FRESH2_FAMILY],
+            "fresh3": [kw["name"] for _, kw in FRESH3_FAMILY]}
 
 
 def cells(which: str | list[str]) -> list[tuple[str, dict[str, Any]]]:
     """``"dev"``, ``"fresh"``, ``"fresh2"``, ``"all"`` (development and first fresh family) or
     a list of cell names -> their ``(family, kwargs)``."""
     every = DEV_FAMILY + FRESH_FAMILY
-    if isinstance(which, str) and which in ("dev", "fresh", "fresh2", "all"):
+    if isinstance(which, str) and which in ("dev", "fresh", "fresh2", "fresh3", "all"):
         return {"dev": DEV_FAMILY, "fresh": FRESH_FAMILY, "fresh2": FRESH2_FAMILY,
-                "all": every}[which]
+                "fresh3": FRESH3_FAMILY, "all": every}[which]
     names = [which] if isinstance(which, str) else list(which)
-    known = {kw["name"]: (fam, kw) for fam, kw in every + FRESH2_FAMILY}
+    known = {kw["name"]: (fam, kw) for fam, kw in every + FRESH2_FAMILY + FRESH3_FAMILY}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"unknown pool cells {unknown}; known: {sorted(known)}")

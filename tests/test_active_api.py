@@ -551,7 +551,7 @@ def test_with_replacement_ratio_stays_within_its_losses():
     """A weighted mean of losses that are all 1 is exactly 1: ``np.dot(vw, 1)/Σvw`` gave
     1 + 2e-16 on these 28 weights (an estimate outside its own interval [., 1.0], seen by
     a review in 34 with-replacement intervals)."""
-    from evalstats.active._labeled_sample import ratio_estimate
+    from evalstats.active._labeled_sample import hajek_estimate
 
     vw = np.array([0.00789154623705146, 79.91963797161148, 3.2228672473983178,
                    0.7966391827460546, 225.32844187566513, 0.0003623079504845691,
@@ -565,7 +565,7 @@ def test_with_replacement_ratio_stays_within_its_losses():
                    293.92425597455764])
     ones = np.ones(vw.size)
     assert np.dot(vw, ones) / vw.sum() > 1.0            # the rounding this guards against
-    r = ratio_estimate(vw, ones, ones)
+    r = hajek_estimate(vw, ones, ones)
     assert r.estimate == 1.0 and r.zero_width
-    r = ratio_estimate(vw, ones, np.r_[0.25, ones[1:]])
+    r = hajek_estimate(vw, ones, np.r_[0.25, ones[1:]])
     assert 0.25 <= r.estimate <= 1.0

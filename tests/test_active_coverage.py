@@ -14,7 +14,7 @@ import pytest
 import evalstats as es
 from evalstats._parallel import map_replicates
 from evalstats.active import active_budget, active_evaluate, optimal_proposal
-from evalstats.active._labeled_sample import ratio_estimate
+from evalstats.active._labeled_sample import hajek_estimate
 from evalstats.active._measures import measure_spec
 
 pytestmark = pytest.mark.slow
@@ -36,7 +36,7 @@ def test_n_mse_matches_sigma2_at_large_n():
     sq = []
     for _ in range(reps):
         items = rng.choice(5, size=n, p=q)
-        r = ratio_estimate(1 / (5 * q[items]), w[items], loss[items])
+        r = hajek_estimate(1 / (5 * q[items]), w[items], loss[items])
         sq.append(n * (r.estimate - g) ** 2)
     sq = np.asarray(sq)
     se = sq.std(ddof=1) / np.sqrt(reps)

@@ -22,7 +22,7 @@ from scipy import integrate, optimize, special, stats
 from evalstats._warnings import Notes
 from evalstats.active import optimal_proposal
 from evalstats.active._intervals import wr_interval
-from evalstats.active._labeled_sample import ratio_estimate
+from evalstats.active._labeled_sample import hajek_estimate
 from evalstats.active._measures import measure_spec
 from evalstats.active._optimal_proposal import (
     expected_variance,
@@ -178,7 +178,7 @@ def test_defensive_mixture_bounds(labels, eps):
 
 def test_hand_checked_estimate():
     """Toy sample: v = (1, 2, 0.5), w = (1, 1, 0), ℓ = (1, 0, 1)."""
-    r = ratio_estimate(np.array([1.0, 2.0, 0.5]), np.array([1.0, 1.0, 0.0]),
+    r = hajek_estimate(np.array([1.0, 2.0, 0.5]), np.array([1.0, 1.0, 0.0]),
                        np.array([1.0, 0.0, 1.0]))
     assert r.estimate == pytest.approx(1 / 3)                   # (1·1) / (1 + 2)
     # S/√n = sqrt((1·(1−1/3))² + (2·(0−1/3))²) / 3
@@ -229,13 +229,13 @@ def _q_f1():
 
 
 def test_package_estimator_matches_enumeration_formulas():
-    """ratio_estimate/interval on expanded draws equal the vectorised formulas."""
+    """hajek_estimate/interval on expanded draws equal the vectorised formulas."""
     ex = _exact(_q_f1(), "f1", 12)
     rng = np.random.default_rng(0)
     for j in rng.choice(len(ex["counts"]), 40, replace=False):
         items = np.repeat(np.arange(5), ex["counts"][j])
         loss, w = ex["spec"].loss_weight(F5[items], Y5[items])
-        r = ratio_estimate(ex["v"][items], w, loss)
+        r = hajek_estimate(ex["v"][items], w, loss)
         if not r.defined:
             assert np.isnan(ex["g"][j])
             continue
@@ -314,7 +314,7 @@ def test_exact_coverage_of_default_logit_interval(measure):
     for j in rng.choice(len(ex["counts"]), 30, replace=False):
         items = np.repeat(np.arange(5), ex["counts"][j])
         loss, w = ex["spec"].loss_weight(F5[items], Y5[items])
-        r = ratio_estimate(ex["v"][items], w, loss)
+        r = hajek_estimate(ex["v"][items], w, loss)
         if r.defined:
             got = wr_interval(r.estimate, r.std_error, bounded=True, level=0.95,
                               method="logit", ess=r.ess, df=r.n_draws - 1)

@@ -18,11 +18,12 @@ from ._estimate_record import RatioEstimate
 from ._intervals import wr_interval
 from ._measures import MeasureSpec
 
-__all__ = ["LabeledSample", "ratio_estimate", "frozen_copy"]
+__all__ = ["LabeledSample", "hajek_estimate", "frozen_copy"]
 
 
-def ratio_estimate(v: np.ndarray, w: np.ndarray, loss: np.ndarray) -> RatioEstimate:
-    """``Ĝ``, its standard error ``S/√n``, Kish ESS and flags from per-draw ``v, w, ℓ``."""
+def hajek_estimate(v: np.ndarray, w: np.ndarray, loss: np.ndarray) -> RatioEstimate:
+    """The self-normalised (Hájek) ratio ``Ĝ = Σ v w ℓ / Σ v w`` of a with-replacement
+    sample, its standard error ``S/√n``, Kish ESS and flags from per-draw ``v, w, ℓ``."""
     vw = np.asarray(v, float) * np.asarray(w, float)
     n = vw.shape[0]
     svw = float(vw.sum())
@@ -63,24 +64,24 @@ class LabeledSample:
         return int(self.item_ids.shape[0])
 
     def estimate(self, spec: MeasureSpec, model: int = 0) -> RatioEstimate:
-        """:func:`ratio_estimate` of one measure for one model, with ``reason``."""
+        """:func:`hajek_estimate` of one measure for one model, with ``reason``."""
         if self.zero_f1 and spec.kind != "squared" and _unidentified(
                 spec, self.zero_f1[model], self.zero_f0[model]):
             return dataclasses.replace(
-                ratio_estimate(np.zeros(0), np.zeros(0), np.zeros(0)),
+                hajek_estimate(np.zeros(0), np.zeros(0), np.zeros(0)),
                 reason="some items can never be drawn (probability 0) and their "
                        f"labels enter {spec.name}")
         if self.pool_size and self.n_labels >= self.pool_size:
             # a census: every item of the pool is labeled, so the measure is the pool's own
             # (the draw-weighted ratio still averaged repeats: F1 0.650 for a true 0.727)
             loss, w = spec.loss_weight(self.item_preds[:, model], self.item_labels)
-            r = ratio_estimate(np.ones(self.n_labels), w, loss)
+            r = hajek_estimate(np.ones(self.n_labels), w, loss)
             if r.defined:
                 return dataclasses.replace(r, std_error=0.0, zero_width=True, census=True,
                                            ess=float("inf"), max_weight_share=0.0)
             return dataclasses.replace(r, reason="its denominator is zero on this pool")
         loss, w = self.loss_weight(spec, model)
-        r = ratio_estimate(self.draw_weight, w, loss)
+        r = hajek_estimate(self.draw_weight, w, loss)
         return r if r.defined else dataclasses.replace(r, reason=(
             "no drawn item has positive weight (e.g. no predicted positive for precision, "
             "no positive label for recall)"))
