@@ -79,6 +79,12 @@ overconfident shifted rare pool, quantised logit-t scores, a probit link on a be
 small shuffled segment, a uniform blind spot under a beta law, linear margins of a logit-t
 law).
 
+**Fourth fresh family** (``FRESH4_FAMILY``), fixed before anything was run on it, for the
+decision on the ratio's bias correction: a blind spot of 0.4 % of the items hidden at
+scores 10⁻⁴–10⁻² under a 1 % pool, a calibrated 0.1 % logit-t pool, an overconfident
+two-group pool, an underconfident beta pool, a cloglog link and a plateau, a constant
+segment in a 0.3 % pool and saturating margins of a beta law.
+
 Each pool is generated from a seed fixed by its cell name (:func:`cell_seed`), so every
 harness run sees the same pool. Only the engineer deciding a default runs a fresh family,
 once.
@@ -199,23 +205,47 @@ FRESH3_FAMILY: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+#: fourth fresh family: rare and tail-heavy pools for the decision on the ratio's bias
+FRESH4_FAMILY: list[tuple[str, dict[str, Any]]] = [
+    _cell("f4_blind_low", "blind_spot", 100_000, 0.01, spread=3.0, shape="uniform",
+          hidden_share=0.004, threshold=0.5),
+    _cell("f4_cal_t_rare", "calibrated", 250_000, 0.001, law="logit_t", spread=2.5,
+          top_k=1.0),
+    _cell("f4_two_group_over", "logistic", 100_000, 0.005, law="two_group", spread=1.2,
+          a=1.8, b=0.0, threshold=0.5),
+    _cell("f4_beta_under", "logistic", 40_000, 0.02, law="beta", spread=1.5, a=0.5, b=-0.5,
+          top_k=1.5),
+    _cell("f4_cloglog_t", "distorted", 60_000, 0.03, law="logit_t", spread=2.0,
+          kind="cloglog", threshold=0.5),
+    _cell("f4_plateau_ln", "distorted", 30_000, 0.05, spread=2.5, kind="plateau",
+          threshold=0.5),
+    _cell("f4_segment_const", "segment", 120_000, 0.003, law="two_group", spread=1.5,
+          kind="constant", share=0.15, top_k=1.0),
+    _cell("f4_margins_sat", "margins", 50_000, 0.01, law="beta", spread=0.8,
+          kind="saturating", scale=3.0),
+]
+
+
 def list_families() -> dict[str, list[str]]:
     """The cell names of each family: ``{"dev": [...], "fresh": [...], "fresh2": [...]}``."""
     return {"dev": [kw["name"] for _, kw in DEV_FAMILY],
             "fresh": [kw["name"] for _, kw in FRESH_FAMILY],
             "fresh2": [kw["name"] for _, kw in FRESH2_FAMILY],
-            "fresh3": [kw["name"] for _, kw in FRESH3_FAMILY]}
+            "fresh3": [kw["name"] for _, kw in FRESH3_FAMILY],
+            "fresh4": [kw["name"] for _, kw in FRESH4_FAMILY]}
 
 
 def cells(which: str | list[str]) -> list[tuple[str, dict[str, Any]]]:
     """``"dev"``, ``"fresh"``, ``"fresh2"``, ``"all"`` (development and first fresh family) or
     a list of cell names -> their ``(family, kwargs)``."""
     every = DEV_FAMILY + FRESH_FAMILY
-    if isinstance(which, str) and which in ("dev", "fresh", "fresh2", "fresh3", "all"):
+    if isinstance(which, str) and which in ("dev", "fresh", "fresh2", "fresh3", "fresh4",
+                                            "all"):
         return {"dev": DEV_FAMILY, "fresh": FRESH_FAMILY, "fresh2": FRESH2_FAMILY,
-                "fresh3": FRESH3_FAMILY, "all": every}[which]
+                "fresh3": FRESH3_FAMILY, "fresh4": FRESH4_FAMILY, "all": every}[which]
     names = [which] if isinstance(which, str) else list(which)
-    known = {kw["name"]: (fam, kw) for fam, kw in every + FRESH2_FAMILY + FRESH3_FAMILY}
+    known = {kw["name"]: (fam, kw)
+             for fam, kw in every + FRESH2_FAMILY + FRESH3_FAMILY + FRESH4_FAMILY}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"unknown pool cells {unknown}; known: {sorted(known)}")

@@ -13,10 +13,12 @@
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
 
+import evalstats as es
 from evalstats.active._aipw import (
     DrawRecords,
     pseudo_outcomes,
@@ -244,6 +246,16 @@ def _toy_records(rng, n=40):
                        pool_size=200, n_pred_pos=np.array([80.0]))
 
 
+def _projected_numerator(rec, tot, coef, grid):
+    """``Â − g B̂`` from the group totals clipped by hand to what the labels allow."""
+    f, y = rec.preds[:, 0], rec.labels
+    n1, n0 = 80.0, 120.0                                  # _toy_records' group sizes
+    y1 = np.clip(tot.a @ tot.x1, f @ y, n1 - f @ (1 - y))
+    y0 = np.clip(tot.a @ tot.x0, (1 - f) @ y, n0 - (1 - f) @ (1 - y))
+    (a1, a0, ac), (b1, b0, bc) = coef
+    return (a1 * y1 + a0 * y0 + ac) - grid * (b1 * y1 + b0 * y0 + bc)
+
+
 @pytest.mark.parametrize("measure", ["f1", "precision", "recall", "accuracy"])
 def test_score_interval_solves_its_inequality(measure):
     spec = measure_spec(measure)
@@ -255,7 +267,8 @@ def test_score_interval_solves_its_inequality(measure):
     grid = np.linspace(0, 1, 20001)
     A, B, a = r.A, r.B, r.a
     d = A[None, :] - grid[:, None] * B[None, :]
-    inside = (d @ a) ** 2 <= 1.959963984540054 ** 2 * (d ** 2 @ (a * a))
+    num = _projected_numerator(rec, tot, coef, grid)
+    inside = num ** 2 <= 1.959963984540054 ** 2 * (d ** 2 @ (a * a))
     assert lo == pytest.approx(grid[inside].min(), abs=1e-4)
     assert hi == pytest.approx(grid[inside].max(), abs=1e-4)
     assert lo <= r.estimate <= hi
@@ -273,7 +286,7 @@ def test_model_and_max_score_intervals_solve_their_inequalities(measure):
     (a1, a0, _), (b1, b0, _) = coef
     grid = np.linspace(0, 1, 20001)
     a, z2 = r.a, 1.959963984540054 ** 2
-    lhs = ((r.A[None, :] - grid[:, None] * r.B[None, :]) @ a) ** 2
+    lhs = _projected_numerator(rec, tot, coef, grid) ** 2
     v_model = ((a1 - grid * b1) ** 2 * ((a * a) @ w[:, 0])
                + (a0 - grid * b0) ** 2 * ((a * a) @ w[:, 1]))
     d = r.A[None, :] - grid[:, None] * r.B[None, :]
@@ -510,3 +523,36 @@ def test_scores_are_read_once_margins_into_probabilities():
     with pytest.raises(ValueError, match="recalibrate"):
         pool_scores(np.column_stack([p, 1 - p, 0 * p]), measure_spec("accuracy"), None,
                     "platt")
+
+
+def test_projected_totals_stay_in_range_and_never_move_away_from_the_truth():
+    # a rare pool whose positives hide among items scored 0.001: the 1/q-weighted residual
+    # of one drawn positive overshoots; the projection is a clip onto an interval that
+    # contains the truth, so no run's error grows (checked run by run, against the pool)
+    from evalstats.active._aipw import projected_totals, total_support
+    rng = np.random.default_rng(11)
+    n = 4000
+    scores = np.where(rng.random(n) < 0.02, rng.uniform(0.6, 0.99, n), 0.001)
+    pred = (scores > 0.5).astype(int)
+    labels = (rng.random(n) < np.where(scores > 0.5, 0.7, 0.004)).astype(int)
+    true1, true0 = float(labels @ pred), float(labels @ (1 - pred))
+    bit = 0
+    for seed in range(40):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = es.active_evaluate(scores, lambda i: labels[i], n_labels=100,
+                                  predictions=pred, rng=seed, progress=False)
+        rec = est.sample.records
+        tot = pseudo_outcomes(rec)
+        lo1, hi1, lo0, hi0 = total_support(rec)
+        assert lo1 <= true1 <= hi1 and lo0 <= true0 <= hi0
+        y1, y0, moved = projected_totals(tot)
+        raw1, raw0 = tot.a @ tot.x1, tot.a @ tot.x0
+        assert abs(y1 - true1) <= abs(raw1 - true1) + 1e-12
+        assert abs(y0 - true0) <= abs(raw0 - true0) + 1e-12
+        assert moved == (y1 != raw1 or y0 != raw0)
+        bit += moved
+        table = est.measures()
+        assert ((table.estimate >= 0) & (table.estimate <= 1)).all()
+        assert (table.projected == moved).all()
+    assert bit > 0                                    # the case the projection is for

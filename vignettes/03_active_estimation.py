@@ -155,7 +155,7 @@ print(plan.summary())
 # model's probabilities are miscalibrated on the new mailboxes. The defensive share keeps
 # the active estimator no worse than 1/ε times passive; between batches the default refits
 # its model of p(y|x) on the labels, so later batches are drawn where the labels say the
-# uncertainty is, and the estimate stays unbiased whatever that model is.
+# uncertainty is, and the estimated totals behind F1 stay unbiased whatever that model is.
 
 # %%
 if HAVE_SHARED:
@@ -219,8 +219,11 @@ print(er_table.round(4).to_string(index=False))
 #
 # On a pool this imbalanced the false negatives among the low scores are rare events: a
 # few hundred labels usually draw none of them (the estimate is then a little high) and
-# now and then draw one at a large weight (then much lower). The estimate stays unbiased
-# over the design — its mean is the truth — but its distribution is skewed. An interval
+# now and then draw one at a large weight (then much lower). The totals behind the
+# estimate stay unbiased over the design — their mean is the truth — but their
+# distribution is skewed; a draw whose weight would carry a total past what the labels
+# allow (more positives than the group holds) is held at that bound, so no measure leaves
+# [0, 1] and no run moves away from the truth by it. An interval
 # that trusted only the spread of the labels it has seen would cover less than 95 % on
 # such pools; the default also takes the spread the recalibrated model expects for the
 # items not drawn yet, which covers them as long as the model is roughly right there.

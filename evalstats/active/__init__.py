@@ -21,7 +21,11 @@ batches only:
    prediction group. Draw ``t`` gives the AIPW pseudo-outcome of each total ``T``,
    ``X_t = Σ_{L_t} y + Σ_{R_t} ĝ + (y_x − ĝ_x)/q_t`` with ``E[X_t | past] = T`` exactly
    for any model (Farquhar et al. 2021; Zrnic & Candès 2024); ``T̂ = Σ a_t X_t`` with equal
-   weight per label (predictable, summing to one) is exactly unbiased. ``Ĝ = Â/B̂``.
+   weight per label (predictable, summing to one) is exactly unbiased. ``Ĝ = Â/B̂``
+   from the totals projected onto the values the labels allow (at least the positives
+   labeled in the group, at most its size less the negatives labeled in it): the truth
+   lies there, so no sample's error grows, and no measure leaves ``[0, 1]`` (a 1/q-weighted
+   residual of one rare positive can otherwise carry a total past its group's size).
 6. *Interval.* The score interval ``{g : (Σ a_t D_t(g))² ≤ z² V(g)}``,
    ``D_t(g) = A_t − g B_t`` (mean 0 under ``G = g``: a Fieller/Wilson construction). The
    martingale CLT holds with either estimate of the variance of ``Σ a_t D_t(g)`` (Hall &

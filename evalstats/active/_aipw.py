@@ -30,7 +30,9 @@ form of Zrnic & Candès 2024). With predictable weights ``a_t`` summing to one,
 ``a_t = (n_k / n) / n'_k`` (the predictable rule that minimises the forecast variance when
 the future per-label variance is forecast to equal the current one).
 
-A measure ``G = A/B`` is estimated by ``Ĝ = Â / B̂``. Its standard error is the martingale
+A measure ``G = A/B`` is estimated by ``Ĝ = Â / B̂``, with ``Â``, ``B̂`` from the totals
+``Ŷ_g`` projected onto the values the labels allow (:func:`projected_totals`: never
+farther from the truth, and no measure outside [0, 1]). Its standard error is the martingale
 (Wald) one of the linearisation ``u_t = (A_t − Ĝ B_t) / B̂``,
 ``V̂ = Σ a_t² u_t² / (1 − Σ a_t²)`` (unbiased for equal weights and independent
 terms). The default interval inverts the score statistic of ``H₀: G = g``: the linear
@@ -66,7 +68,8 @@ from ._estimate_record import RatioEstimate
 from ._measures import MeasureSpec
 
 __all__ = ["DrawRecords", "Totals", "VARIANCES", "DEFAULT_VARIANCE", "exclusive_cumsum",
-           "pseudo_outcomes", "ratio_coefficients", "ratio_estimate", "score_interval"]
+           "projected_totals", "pseudo_outcomes", "ratio_coefficients", "ratio_estimate",
+           "score_interval", "total_support"]
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,8 @@ class Totals:
     ``r₁``, ``r₀`` (the ``(y − ĝ)/q`` term, the only part not known before the draw), the
     bounds of those residuals (``(n, 4)``: ``−r₁ ≤ b[:, 0]``, ``r₁ ≤ b[:, 1]``,
     ``−r₀ ≤ b[:, 2]``, ``r₀ ≤ b[:, 3]``), the model-expected conditional variances of
-    ``r₁`` and ``r₀`` (``w1``, ``w0``; NaN where unknown) and the weights ``a``."""
+    ``r₁`` and ``r₀`` (``w1``, ``w0``; NaN where unknown), the weights ``a`` and the
+    ``support`` of the two totals given the labels (:func:`total_support`)."""
 
     x1: np.ndarray
     x0: np.ndarray
@@ -132,6 +136,8 @@ class Totals:
     a: np.ndarray
     w1: np.ndarray
     w0: np.ndarray
+    #: ``(lo₁, hi₁, lo₀, hi₀)``: the values of ``Y₁`` and ``Y₀`` the labels allow
+    support: tuple[float, float, float, float] = (-np.inf, np.inf, -np.inf, np.inf)
 
 
 def exclusive_cumsum(x: np.ndarray) -> np.ndarray:
@@ -165,7 +171,17 @@ def pseudo_outcomes(rec: DrawRecords, model: int = 0) -> Totals:
         w = rec.model_var[draw][:, 2 * model:2 * model + 2]
     return Totals(x1=x1[draw], x0=x0[draw], r1=r1[draw], r0=r0[draw],
                   bounds=rec.bounds[draw][:, 4 * model:4 * model + 4], a=rec.draw_weights(),
-                  w1=w[:, 0], w0=w[:, 1])
+                  w1=w[:, 0], w0=w[:, 1], support=total_support(rec, model))
+
+
+def total_support(rec: DrawRecords, model: int = 0) -> tuple[float, float, float, float]:
+    """``(lo₁, hi₁, lo₀, hi₀)``: ``Y_g`` is at least the positives labeled in group ``g``
+    and at most the group's size less the negatives labeled in it."""
+    f, y = rec.preds[:, model], rec.labels
+    size1 = float(rec.n_pred_pos[model])
+    size0 = float(rec.pool_size) - size1
+    return (float(f @ y), size1 - float(f @ (1.0 - y)),
+            float((1.0 - f) @ y), size0 - float((1.0 - f) @ (1.0 - y)))
 
 
 def ratio_coefficients(spec: MeasureSpec, n_pool: int, n_pos: float
@@ -196,7 +212,8 @@ DEFAULT_VARIANCE = "max"
 
 def ratio_estimate(tot: Totals, coef: tuple, variance: str = DEFAULT_VARIANCE
                    ) -> RatioEstimate:
-    """``Ĝ = Â / B̂``, its martingale standard error and the ingredients of the intervals.
+    """``Ĝ = Â / B̂`` (projected totals), its martingale standard error and the ingredients
+    of the intervals.
 
     ``std_error`` is the ``variance`` one (see :data:`VARIANCES`; NaN with a single draw;
     the realised one where the model-expected one is unknown); ``defined`` is ``B̂ > 0``.
@@ -204,10 +221,12 @@ def ratio_estimate(tot: Totals, coef: tuple, variance: str = DEFAULT_VARIANCE
     A, B = linear_parts(tot, coef)
     a = tot.a
     a2 = a * a
-    a_hat, b_hat = float(a @ A), float(a @ B)
+    (a1, a0, ac), (b1, b0, bc) = coef
+    y1, y0, projected = projected_totals(tot)
+    a_hat, b_hat = a1 * y1 + a0 * y0 + ac, b1 * y1 + b0 * y0 + bc
     W = (float(a2 @ tot.w1), float(a2 @ tot.w0))
     parts = dict(A=A, B=B, a=a, n_draws=len(a), a_hat=a_hat, b_hat=b_hat, W=W, coef=coef,
-                 variance=variance)
+                 variance=variance, projected=projected)
     if not b_hat > 0:
         nan = float("nan")
         return RatioEstimate(estimate=nan, std_error=nan, defined=False, **parts)
@@ -215,12 +234,27 @@ def ratio_estimate(tot: Totals, coef: tuple, variance: str = DEFAULT_VARIANCE
     s2 = float(a @ a)
     u = (A - est * B) / b_hat
     var = float(a2 @ (u * u)) / (1.0 - s2) if s2 < 1.0 else float("nan")
-    (a1, a0, _), (b1, b0, _) = coef
     var_model = ((a1 - est * b1) ** 2 * W[0] + (a0 - est * b0) ** 2 * W[1]) / b_hat ** 2
     se_r, se_m = (float(np.sqrt(max(v, 0.0))) if np.isfinite(v) else float("nan")
                   for v in (var, var_model))
     return RatioEstimate(estimate=est, std_error=_pick(se_r, se_m, variance), defined=True,
                          std_error_realised=se_r, std_error_model=se_m, **parts)
+
+
+def projected_totals(tot: Totals) -> tuple[float, float, bool]:
+    """``Ŷ₁``, ``Ŷ₀`` projected onto the values the labels allow (``tot.support``), and
+    whether the projection moved either.
+
+    The true total lies in its support, so the projection never moves an estimate away
+    from it: in every sample its error is at most the unprojected one's (a projection
+    onto a convex set that contains the target). The unprojected totals are the unbiased
+    ones; the projection removes impossible values — a measure outside [0, 1] — that
+    the 1/q-weighted residuals of rare items produce in small samples.
+    """
+    raw1, raw0 = float(tot.a @ tot.x1), float(tot.a @ tot.x0)
+    lo1, hi1, lo0, hi0 = tot.support
+    y1, y0 = min(max(raw1, lo1), hi1), min(max(raw0, lo0), hi0)
+    return y1, y0, bool(y1 != raw1 or y0 != raw0)
 
 
 def _pick(realised: float, model: float, variance: str) -> float:

@@ -50,6 +50,9 @@ class RatioEstimate:
         πps: ``Σ a_t² w_t`` of the two group totals (NaN where unknown).
     coef : tuple
         πps: ``((a₁, a₀, a_c), (b₁, b₀, b_c))`` of :func:`~._aipw.ratio_coefficients`.
+    projected : bool
+        πps: a group total's estimate fell outside the values the labels allow and was
+        set to the nearest one (:func:`~._aipw.projected_totals`).
     """
 
     estimate: float
@@ -71,3 +74,4 @@ class RatioEstimate:
     b_hat: float = _NAN
     W: tuple[float, float] = (_NAN, _NAN)  # noqa: N815
     coef: tuple = ()
+    projected: bool = False

@@ -173,7 +173,8 @@ class ActiveEstimate(EvalResult):
     def measures(self, confidence_level: float | None = None) -> pd.DataFrame:
         """Every measure, for every model, from this one labeled sample (tidy columns).
 
-        Extra columns: ``model``, ``measure``, ``defined``, ``zero_width``, ``ess``.
+        Extra columns: ``model``, ``measure``, ``defined``, ``zero_width``, ``ess`` and
+        ``projected`` (a group total was set to the nearest value the labels allow).
         """
         level = (self.confidence_level if confidence_level is None
                  else check_confidence_level(confidence_level))
@@ -187,7 +188,7 @@ class ActiveEstimate(EvalResult):
                                  conf_low=lo, conf_high=hi, confidence_level=level,
                                  method=self.method, model=model, measure=spec.name,
                                  defined=r.defined, zero_width=r.zero_width,
-                                 ess=r.ess))
+                                 ess=r.ess, projected=r.projected))
         return pd.DataFrame(rows)
 
     def model_based(self) -> pd.DataFrame:
@@ -319,6 +320,12 @@ def _flag_notes(notes: Notes, spec: MeasureSpec, r: RatioEstimate, sample: Any,
                    f"Effective sample size {r.ess:.1f} < {SMALL_ESS}: the interval is "
                    f"unreliable (few labeled items carry the measure; its coverage can fall "
                    f"well below nominal).")
+    if r.projected:
+        notes.warn(SmallSampleWarning,
+                   f"A group total behind {spec.name} was estimated outside the values the "
+                   f"labels allow (the 1/q-weighted residual of a rare item); it was set to "
+                   f"the nearest allowed value, which keeps {spec.name} within [0, 1] and "
+                   f"never moves it away from the truth. Few draws carry this estimate.")
     if spec.kind == "f":
         y = sample.records.labels if pps else sample.item_labels
         f = sample.records.preds[:, 0] if pps else sample.item_preds[:, 0]
