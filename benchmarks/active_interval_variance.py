@@ -45,11 +45,9 @@ machine); pools of ``LARGE`` items or more get ``reps // 5`` runs (at least 10).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -68,18 +66,12 @@ LEVEL = 0.95
 
 def one_run(pool: dict, seed: np.random.SeedSequence, n_labels: int) -> list[dict]:
     """The estimate and the three score intervals of every measure from one default run."""
-    import evalstats as es
     from evalstats.active._aipw import score_interval
     from evalstats.active._measures import measure_spec
 
-    lab = pool["labels"]
     t0 = time.perf_counter()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            est = es.active_evaluate(pool["scores"], lambda i: lab[i], n_labels=n_labels,
-                                     predictions=pool["predictions"],
-                                     rng=np.random.default_rng(seed), progress=False)
+        est = active_pools.default_run(pool, seed, n_labels)
         rows = []
         for m in MEASURES:
             r = est.sample.estimate(measure_spec(m))
@@ -100,12 +92,7 @@ def run(which: str, reps: int, n_labels: int, out: Path, seed: int) -> None:
     """Every cell of ``which``, appending rows to ``out`` as runs finish."""
     with open(out, "w", newline="") as fh:
         csv.DictWriter(fh, FIELDS).writeheader()
-    names = which if which in ("dev", "fresh", "fresh2", "all") else which.split(",")
-    for cell in active_pools.cells(names):
-        pool = active_pools.build_cell(cell)
-        print(active_pools.describe(pool), flush=True)
-        n = reps if pool["labels"].size < active_pools.LARGE else max(reps // 5, 10)
-        children = np.random.SeedSequence([seed, active_pools.cell_seed(pool["name"])]).spawn(n)
+    for pool, children in active_pools.seeded_pools(which, reps, seed):
         for r, child in enumerate(children):
             rows = one_run(pool, child, n_labels)
             with open(out, "a", newline="") as fh:
@@ -160,23 +147,8 @@ def show(table: pd.DataFrame) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--families", default="fresh2",
-                    help="dev, fresh, fresh2, all or comma-separated cell names")
-    ap.add_argument("--reps", type=int, default=300)
-    ap.add_argument("--labels", type=int, default=500)
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--summarise", nargs="+", default=None)
-    args = ap.parse_args(argv)
-    tag = args.out or args.families
-    RESULTS.mkdir(exist_ok=True)
-    if args.summarise:
-        raw = pd.concat([pd.read_csv(f) for f in args.summarise])
-    else:
-        path = RESULTS / f"active_interval_variance_{tag}_raw.csv"
-        run(args.families, args.reps, args.labels, path, args.seed)
-        raw = pd.read_csv(path)
+    args = active_pools.runs_parser(__doc__, "fresh2", 300).parse_args(argv)
+    raw, tag = active_pools.raw_rows(args, RESULTS, "active_interval_variance", run)
     table = summarise(raw)
     table.to_csv(RESULTS / f"active_interval_variance_{tag}.csv", index=False)
     print(show(table))

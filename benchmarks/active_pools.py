@@ -252,6 +252,65 @@ def cells(which: str | list[str]) -> list[tuple[str, dict[str, Any]]]:
     return [known[n] for n in names]
 
 
+FAMILY_NAMES = ("dev", "fresh", "fresh2", "fresh3", "fresh4", "all")
+
+
+def seeded_pools(which: str, reps: int, seed: int):
+    """Each pool of ``which`` (a family name or comma-separated cell names) with the
+    seeds of its runs: ``reps`` children of ``SeedSequence([seed, cell_seed(name)])``
+    (``reps // 5``, at least 10, for pools of ``LARGE`` items or more). Prints each pool."""
+    for cell in cells(which if which in FAMILY_NAMES else which.split(",")):
+        pool = build_cell(cell)
+        print(describe(pool), flush=True)
+        n = reps if pool["labels"].size < LARGE else max(reps // 5, 10)
+        yield pool, np.random.SeedSequence([seed, cell_seed(pool["name"])]).spawn(n)
+
+
+def runs_parser(doc: str, families: str, reps: int):
+    """The options every pool-family benchmark takes."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--families", default=families,
+                    help=f"{', '.join(FAMILY_NAMES)} or comma-separated cell names")
+    ap.add_argument("--reps", type=int, default=reps)
+    ap.add_argument("--labels", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--out", default=None, help="tag of the results files")
+    ap.add_argument("--summarise", nargs="+", default=None, metavar="RAW",
+                    help="re-read raw files instead of running")
+    return ap
+
+
+def default_run(pool: dict[str, Any], seed, n_labels: int):
+    """``es.active_evaluate`` with default arguments on ``pool`` (warnings silenced)."""
+    import warnings
+
+    import evalstats as es
+
+    lab = pool["labels"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return es.active_evaluate(pool["scores"], lambda i: lab[i], n_labels=n_labels,
+                                  predictions=pool["predictions"],
+                                  rng=np.random.default_rng(seed), progress=False)
+
+
+def raw_rows(args, results, stem: str, run, suffix: str = ".csv"):
+    """The raw rows of a pool-family benchmark: re-read (``--summarise``) or run now
+    (``run(families, reps, labels, path, seed)``, writing ``<stem>_<tag>_raw<suffix>``);
+    with the tag of the results files."""
+    import pandas as pd
+
+    tag = args.out or args.families
+    results.mkdir(exist_ok=True)
+    if args.summarise:
+        return pd.concat([pd.read_csv(f) for f in args.summarise]), tag
+    path = results / f"{stem}_{tag}_raw{suffix}"
+    out = run(args.families, args.reps, args.labels, path, args.seed)
+    return (pd.read_csv(path) if out is None else out), tag
+
+
 def cell_seed(name: str) -> int:
     """The fixed seed of a cell's pool (CRC-32 of its name)."""
     return zlib.crc32(name.encode())

@@ -20,10 +20,8 @@ Writes ``results/active_projection_<tag>_raw.csv.gz`` and ``..._<tag>.csv``.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +36,6 @@ UNBOUNDED = (-np.inf, np.inf, -np.inf, np.inf)
 
 
 def one_run(pool: dict, seed, n_labels: int, name: str, rep: int) -> list[dict]:
-    import evalstats as es
     from evalstats.active._aipw import (
         pseudo_outcomes,
         ratio_coefficients,
@@ -47,12 +44,7 @@ def one_run(pool: dict, seed, n_labels: int, name: str, rep: int) -> list[dict]:
     )
     from evalstats.active._measures import measure_spec
 
-    lab = pool["labels"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est = es.active_evaluate(pool["scores"], lambda i: lab[i], n_labels=n_labels,
-                                 predictions=pool["predictions"],
-                                 rng=np.random.default_rng(seed), progress=False)
+    est = active_pools.default_run(pool, seed, n_labels)
     rec = est.sample.records
     tot = pseudo_outcomes(rec)
     raw = dataclasses.replace(tot, support=UNBOUNDED)
@@ -71,12 +63,7 @@ def one_run(pool: dict, seed, n_labels: int, name: str, rep: int) -> list[dict]:
 
 def run(which: str, reps: int, n_labels: int, out: Path, seed: int) -> pd.DataFrame:
     rows: list[dict] = []
-    for cell in active_pools.cells(which if "," not in which else which.split(",")):
-        pool = active_pools.build_cell(cell)
-        print(active_pools.describe(pool), flush=True)
-        n = reps if pool["labels"].size < active_pools.LARGE else max(reps // 5, 10)
-        children = np.random.SeedSequence([seed, active_pools.cell_seed(pool["name"])]
-                                          ).spawn(n)
+    for pool, children in active_pools.seeded_pools(which, reps, seed):
         for i, child in enumerate(children):
             rows += one_run(pool, child, n_labels, pool["name"], i)
         pd.DataFrame(rows).to_csv(out, index=False)
@@ -100,21 +87,8 @@ def summarise(raw: pd.DataFrame) -> pd.DataFrame:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--families", default="dev")
-    ap.add_argument("--reps", type=int, default=100)
-    ap.add_argument("--labels", type=int, default=500)
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--summarise", nargs="+", default=None)
-    args = ap.parse_args(argv)
-    tag = args.out or args.families
-    RESULTS.mkdir(exist_ok=True)
-    if args.summarise:
-        raw = pd.concat([pd.read_csv(f) for f in args.summarise])
-    else:
-        raw = run(args.families, args.reps, args.labels,
-                  RESULTS / f"active_projection_{tag}_raw.csv.gz", args.seed)
+    args = active_pools.runs_parser(__doc__, "dev", 100).parse_args(argv)
+    raw, tag = active_pools.raw_rows(args, RESULTS, "active_projection", run, ".csv.gz")
     table = summarise(raw)
     table.to_csv(RESULTS / f"active_projection_{tag}.csv", index=False)
     with pd.option_context("display.width", 250, "display.max_columns", 40):

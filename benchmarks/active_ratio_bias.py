@@ -33,9 +33,7 @@ Writes ``results/active_ratio_bias_<tag>_raw.csv`` and ``..._<tag>.csv``.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -72,16 +70,10 @@ def beale(r, kind: str) -> float:
 
 
 def one_run(pool: dict, seed, n_labels: int) -> list[dict]:
-    import evalstats as es
     from evalstats.active._aipw import score_interval
     from evalstats.active._measures import measure_spec
 
-    lab = pool["labels"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est = es.active_evaluate(pool["scores"], lambda i: lab[i], n_labels=n_labels,
-                                 predictions=pool["predictions"],
-                                 rng=np.random.default_rng(seed), progress=False)
+    est = active_pools.default_run(pool, seed, n_labels)
     rows = []
     for m in MEASURES:
         r = est.sample.estimate(measure_spec(m))
@@ -93,15 +85,8 @@ def one_run(pool: dict, seed, n_labels: int) -> list[dict]:
 
 
 def run(which: str, reps: int, n_labels: int, out: Path, seed: int) -> pd.DataFrame:
-    names = which if which in ("dev", "fresh", "fresh2", "fresh3", "fresh4") \
-        else which.split(",")
-    rows = []
-    for cell in active_pools.cells(names):
-        pool = active_pools.build_cell(cell)
-        print(active_pools.describe(pool), flush=True)
-        n = reps if pool["labels"].size < active_pools.LARGE else max(reps // 5, 10)
-        children = np.random.SeedSequence([seed, active_pools.cell_seed(pool["name"])]
-                                          ).spawn(n)
+    rows: list[dict] = []
+    for pool, children in active_pools.seeded_pools(which, reps, seed):
         for i, child in enumerate(children):
             rows += [dict(r, cell=pool["name"], rep=i) for r in one_run(pool, child,
                                                                           n_labels)]
@@ -152,21 +137,8 @@ def summarise(raw: pd.DataFrame, seed: int = 1) -> tuple[pd.DataFrame, dict]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--families", default="fresh4")
-    ap.add_argument("--reps", type=int, default=100)
-    ap.add_argument("--labels", type=int, default=500)
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--out", default=None)
-    ap.add_argument("--summarise", nargs="+", default=None)
-    args = ap.parse_args(argv)
-    tag = args.out or args.families
-    RESULTS.mkdir(exist_ok=True)
-    if args.summarise:
-        raw = pd.concat([pd.read_csv(f) for f in args.summarise])
-    else:
-        raw = run(args.families, args.reps, args.labels,
-                  RESULTS / f"active_ratio_bias_{tag}_raw.csv", args.seed)
+    args = active_pools.runs_parser(__doc__, "fresh4", 100).parse_args(argv)
+    raw, tag = active_pools.raw_rows(args, RESULTS, "active_ratio_bias", run)
     table, rule = summarise(raw)
     table.to_csv(RESULTS / f"active_ratio_bias_{tag}.csv", index=False)
     with pd.option_context("display.width", 250, "display.max_columns", 40):
