@@ -422,8 +422,8 @@ def run_cells(cells: list[tuple], plan: dict, reps: tuple[int, int], seed: int,
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", default="dev",
-                    help="dev, fresh, fresh2, fresh3, all or comma-separated cell names "
-                         "(active_pools.py)")
+                    help=f"{', '.join(active_pools.FAMILY_NAMES)} or comma-separated cell "
+                         "names (active_pools.py)")
     ap.add_argument("--reps", type=int, default=100)
     ap.add_argument("--reps-large", type=int, default=None,
                     help="repetitions of cells of 2e6 items or more (default --reps; one "
@@ -474,8 +474,7 @@ def main(argv: list[str] | None = None) -> int:
             out = Path(args.summarise[0].replace("_raw.csv", ".csv"))
     else:
         fam = QUICK_CELLS if args.quick else args.families
-        cells = active_pools.cells(fam if fam in ("dev", "fresh", "fresh2", "fresh3", "all")
-                                   or args.quick
+        cells = active_pools.cells(fam if fam in active_pools.FAMILY_NAMES or args.quick
                                    else fam.split(","))
         if any(kw["name"] in active_pools.list_families()["fresh"] for _, kw in cells):
             print("note: fresh-family cells are for deciding a default, once")
