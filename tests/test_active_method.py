@@ -550,9 +550,30 @@ def test_projected_totals_stay_in_range_and_never_move_away_from_the_truth():
         raw1, raw0 = tot.a @ tot.x1, tot.a @ tot.x0
         assert abs(y1 - true1) <= abs(raw1 - true1) + 1e-12
         assert abs(y0 - true0) <= abs(raw0 - true0) + 1e-12
-        assert moved == (y1 != raw1 or y0 != raw0)
+        assert moved == ((y1 != raw1 and hi1 > lo1) or (y0 != raw0 and hi0 > lo0))
         bit += moved
         table = est.measures()
         assert ((table.estimate >= 0) & (table.estimate <= 1)).all()
         assert (table.projected == moved).all()
     assert bit > 0                                    # the case the projection is for
+
+
+def test_a_fully_labeled_group_has_its_labeled_count_and_no_warning():
+    # 1,500 of 2,000 items: every predicted positive is labeled, so Y1 is known exactly
+    # (16 here); the AIPW average of earlier draws' pseudo-outcomes is not exactly 16
+    from evalstats.active._aipw import projected_totals, total_support
+    rng = np.random.default_rng(0)
+    s = rng.beta(0.3, 3, 2000)
+    pred = (s > 0.6).astype(int)
+    y = (rng.random(2000) < s).astype(int)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = es.active_evaluate(s, lambda i: y[i], n_labels=1500, predictions=pred, rng=0,
+                                 progress=False)
+    rec = est.sample.records
+    lo1, hi1, _, _ = total_support(rec)
+    assert lo1 == hi1 == float(y @ pred)
+    tot = pseudo_outcomes(rec)
+    y1, _, moved = projected_totals(tot)
+    assert y1 == float(y @ pred) and tot.a @ tot.x1 != y1 and not moved
+    assert not any("labels allow" in str(w.message) for w in caught)

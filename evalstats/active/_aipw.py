@@ -243,18 +243,25 @@ def ratio_estimate(tot: Totals, coef: tuple, variance: str = DEFAULT_VARIANCE
 
 def projected_totals(tot: Totals) -> tuple[float, float, bool]:
     """``Ŷ₁``, ``Ŷ₀`` projected onto the values the labels allow (``tot.support``), and
-    whether the projection moved either.
+    whether the projection moved a total the labels do not fix.
 
     The true total lies in its support, so the projection never moves an estimate away
     from it: in every sample its error is at most the unprojected one's (a projection
     onto a convex set that contains the target). The unprojected totals are the unbiased
     ones; the projection removes impossible values — a measure outside [0, 1] — that
-    the 1/q-weighted residuals of rare items produce in small samples.
+    the 1/q-weighted residuals of rare items produce in small samples. A group whose
+    every item is labeled has a one-point support: its total is the labeled count, which
+    is not flagged (nothing was estimated).
     """
-    raw1, raw0 = float(tot.a @ tot.x1), float(tot.a @ tot.x0)
+    raw = (float(tot.a @ tot.x1), float(tot.a @ tot.x0))
     lo1, hi1, lo0, hi0 = tot.support
-    y1, y0 = min(max(raw1, lo1), hi1), min(max(raw0, lo0), hi0)
-    return y1, y0, bool(y1 != raw1 or y0 != raw0)
+    moved = False
+    out = []
+    for r, lo, hi in zip(raw, (lo1, lo0), (hi1, hi0), strict=True):
+        v = min(max(r, lo), hi)
+        moved |= v != r and hi > lo
+        out.append(v)
+    return out[0], out[1], bool(moved)
 
 
 def _pick(realised: float, model: float, variance: str) -> float:
