@@ -13,6 +13,9 @@ are paired) at each label budget, and optionally under optional stopping. Method
 * ``design`` — the ``design_estimate`` attribute of the ``default`` run (the design-based
   estimate the package computed next to its headline; recorded only where the installed code
   has it), headline measure only, with the same interval (the package centres it there);
+* ``model_based`` — ``est.model_based()`` of the ``default`` run: the labelled model-based
+  option (labels plus the last batch model's expectation for every item never labeled),
+  every measure, no interval;
 * ``oasis`` — adaptive OASIS (Marchant & Rubinstein 2017; PyPI ``oasis`` 0.1.3,
   ``OASISSampler``: 30 strata by the cumulative √F rule, ε = 10⁻³, the settings of its
   paper), F1 only, no interval; labels bought as prefixes of one run per repetition.
@@ -66,9 +69,9 @@ RESULTS = Path(__file__).resolve().parent / "results"
 MEASURES = ("f1", "precision", "recall", "accuracy")
 BUILTIN_SPECS = {"default": {}, "anytime": {"interval": "anytime"},
                  "passive": {"proposal": "passive"}}
-DERIVED = ("design", "oasis")
+DERIVED = ("design", "model_based", "oasis")
 #: methods that give no interval by design (their coverage is not defined)
-NO_INTERVAL = ("oasis",)
+NO_INTERVAL = ("oasis", "model_based")
 RAW_FIELDS = ["cell", "family", "method", "n_labels", "measure", "rep", "truth", "estimate",
               "conf_low", "conf_high", "labels_used", "stopped_by", "seconds", "n_warnings",
               "error"]
@@ -103,7 +106,8 @@ def _spec_kwargs(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_fixed(pool: dict, spec: dict, n_labels: int, measures: list[str], seed) -> list[dict]:
-    """One ``active_evaluate`` run: rows per measure (and the ``design`` row of ``default``)."""
+    """One ``active_evaluate`` run: rows per measure (and the ``design`` and
+    ``model_based`` rows of ``default``)."""
     import evalstats as es
 
     labels, headline = pool["labels"], _headline(spec, measures)
@@ -123,6 +127,11 @@ def run_fixed(pool: dict, spec: dict, n_labels: int, measures: list[str], seed) 
         rows.append(dict(base, method="design", measure=headline,
                          estimate=float(est.design_estimate), conf_low=float(lo),
                          conf_high=float(hi)))
+    if spec.get("model_based") and hasattr(est, "model_based"):
+        tab = est.model_based()
+        rows += [dict(base, method="model_based", measure=r.term, estimate=float(r.estimate),
+                      conf_low=np.nan, conf_high=np.nan)
+                 for r in tab.itertuples() if r.term in measures]
     return rows
 
 
@@ -225,6 +234,8 @@ def one_rep(pool: dict, rep: int, child: np.random.SeedSequence, plan: dict) -> 
                 rows += _failed(spec["name"], b, measures, err)
                 if spec.get("design"):
                     rows += _failed("design", b, [_headline(spec, measures)], err)
+                if spec.get("model_based"):
+                    rows += _failed("model_based", b, measures, err)
         if plan["stopping"] and spec["name"] in plan["stop_specs"]:
             try:
                 rows += [dict(r, n_labels="stop") for r in run_stopping(
@@ -366,15 +377,17 @@ def print_tables(table: pd.DataFrame, headline: str = "f1") -> None:
 
 def make_plan(methods: list[str], custom: dict[str, dict], measures: list[str],
               budgets: list[int], stopping: bool, stop: dict[str, Any]) -> dict[str, Any]:
-    """Specs to run (``design`` rides on ``default``), whether OASIS runs, and the budgets."""
+    """Specs to run (``design`` and ``model_based`` ride on ``default``), whether OASIS
+    runs, and the budgets."""
     known = {**BUILTIN_SPECS, **custom}
     unknown = [m for m in methods if m not in known and m not in DERIVED]
     if unknown:
         raise SystemExit(f"unknown methods {unknown}: built in {sorted(known)} and "
                          f"{list(DERIVED)}; add one with --spec NAME='{{...}}'")
     specs = {m: dict(name=m, kwargs=known[m]) for m in methods if m in known}
-    if "design" in methods:
-        specs.setdefault("default", dict(name="default", kwargs={}))["design"] = True
+    for derived in ("design", "model_based"):
+        if derived in methods:
+            specs.setdefault("default", dict(name="default", kwargs={}))[derived] = True
     if "oasis" in methods and import_oasis() is None:
         raise SystemExit("oasis is not installed: pip install scikit-learn && "
                          "pip install --no-deps oasis")
@@ -400,10 +413,12 @@ def run_cells(cells: list[tuple], plan: dict, reps: tuple[int, int], seed: int,
 
     with open(raw_path, "w", newline="") as fh:
         csv.DictWriter(fh, RAW_FIELDS).writeheader()
-    n_reps = [reps[kw["n_items"] >= active_pools.LARGE] for _, kw in cells]
+    n_reps = [reps[kw.get("n_items", 0) >= active_pools.LARGE] for _, kw in cells]
     bar = _progress(sum(n_reps))
     for cell, n in zip(cells, n_reps, strict=True):
         pool = active_pools.build_cell(cell)
+        if pool is None:      # a real pool whose dataset is absent (said when loading)
+            continue
         print(active_pools.describe(pool), flush=True)
         children = np.random.SeedSequence([seed, active_pools.cell_seed(pool["name"])]
                                           ).spawn(n)

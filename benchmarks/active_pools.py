@@ -85,6 +85,13 @@ scores 10⁻⁴–10⁻² under a 1 % pool, a calibrated 0.1 % logit-t pool, an 
 two-group pool, an underconfident beta pool, a cloglog link and a plateau, a constant
 segment in a 0.3 % pool and saturating margins of a beta law.
 
+**Real pools** (``REAL_FAMILY``, ``--families real``): the two scored pools of
+``../shared/datasets`` as published, read through ``evalstats.datasets.load`` (skipped with
+a message where the folder is absent) — Abt-Buy entity resolution (53,753 pairs, 0.09 %
+positives) with its calibrated probabilities and with its raw SVM margins, and tweets100k
+sentiment (20,000 tweets, balanced) with raw SVM margins; predictions as published. Their
+labels are one realisation, not a law; they were no part of any decision.
+
 Each pool is generated from a seed fixed by its cell name (:func:`cell_seed`), so every
 harness run sees the same pool. Only the engineer deciding a default runs a fresh family,
 once.
@@ -226,33 +233,63 @@ FRESH4_FAMILY: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+#: real pools: (name, dataset, score column); see the module docstring
+REAL_FAMILY: list[tuple[str, dict[str, Any]]] = [
+    ("real", dict(name="real_abt_prob", dataset="er_abt_buy", column="prob")),
+    ("real", dict(name="real_abt_margin", dataset="er_abt_buy", column="score")),
+    ("real", dict(name="real_tweets_margin", dataset="tweets100k", column="score")),
+]
+
+
+def real_pool(name: str, dataset: str, column: str) -> dict[str, Any] | None:
+    """A published scored pool (labels and predictions as published); None, with a
+    message, where the shared datasets folder does not hold it."""
+    from evalstats import datasets
+
+    try:
+        frame = datasets.load(dataset)
+    except datasets.DatasetNotFoundError as err:
+        print(f"skipping {name}: {err}", flush=True)
+        return None
+    scores = frame[column].to_numpy(np.float64)
+    pred = frame["pred"].to_numpy(np.int8)
+    labels = frame["label"].to_numpy(np.int8)
+    margins = bool(scores.min() < 0)
+    meta = dict(family="margins" if margins else "real", dataset=dataset, column=column,
+                rule="as published", n_positives=int(labels.sum(dtype=np.int64)),
+                **pool_truth(pred, labels))
+    return dict(scores=scores, predictions=pred, labels=labels, name=name, meta=meta)
+
+
 def list_families() -> dict[str, list[str]]:
     """The cell names of each family: ``{"dev": [...], "fresh": [...], "fresh2": [...]}``."""
     return {"dev": [kw["name"] for _, kw in DEV_FAMILY],
             "fresh": [kw["name"] for _, kw in FRESH_FAMILY],
             "fresh2": [kw["name"] for _, kw in FRESH2_FAMILY],
             "fresh3": [kw["name"] for _, kw in FRESH3_FAMILY],
-            "fresh4": [kw["name"] for _, kw in FRESH4_FAMILY]}
+            "fresh4": [kw["name"] for _, kw in FRESH4_FAMILY],
+            "real": [kw["name"] for _, kw in REAL_FAMILY]}
 
 
 def cells(which: str | list[str]) -> list[tuple[str, dict[str, Any]]]:
     """``"dev"``, ``"fresh"``, ``"fresh2"``, ``"all"`` (development and first fresh family) or
     a list of cell names -> their ``(family, kwargs)``."""
     every = DEV_FAMILY + FRESH_FAMILY
-    if isinstance(which, str) and which in ("dev", "fresh", "fresh2", "fresh3", "fresh4",
-                                            "all"):
+    if isinstance(which, str) and which in FAMILY_NAMES:
         return {"dev": DEV_FAMILY, "fresh": FRESH_FAMILY, "fresh2": FRESH2_FAMILY,
-                "fresh3": FRESH3_FAMILY, "fresh4": FRESH4_FAMILY, "all": every}[which]
+                "fresh3": FRESH3_FAMILY, "fresh4": FRESH4_FAMILY, "real": REAL_FAMILY,
+                "all": every}[which]
     names = [which] if isinstance(which, str) else list(which)
     known = {kw["name"]: (fam, kw)
-             for fam, kw in every + FRESH2_FAMILY + FRESH3_FAMILY + FRESH4_FAMILY}
+             for fam, kw in every + FRESH2_FAMILY + FRESH3_FAMILY + FRESH4_FAMILY
+             + REAL_FAMILY}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"unknown pool cells {unknown}; known: {sorted(known)}")
     return [known[n] for n in names]
 
 
-FAMILY_NAMES = ("dev", "fresh", "fresh2", "fresh3", "fresh4", "all")
+FAMILY_NAMES = ("dev", "fresh", "fresh2", "fresh3", "fresh4", "real", "all")
 
 
 def seeded_pools(which: str, reps: int, seed: int):
@@ -261,6 +298,8 @@ def seeded_pools(which: str, reps: int, seed: int):
     (``reps // 5``, at least 10, for pools of ``LARGE`` items or more). Prints each pool."""
     for cell in cells(which if which in FAMILY_NAMES else which.split(",")):
         pool = build_cell(cell)
+        if pool is None:
+            continue
         print(describe(pool), flush=True)
         n = reps if pool["labels"].size < LARGE else max(reps // 5, 10)
         yield pool, np.random.SeedSequence([seed, cell_seed(pool["name"])]).spawn(n)
@@ -316,9 +355,12 @@ def cell_seed(name: str) -> int:
     return zlib.crc32(name.encode())
 
 
-def build_cell(cell: tuple[str, dict[str, Any]]) -> dict[str, Any]:
-    """The pool of one ``(family, kwargs)`` cell, from its fixed seed."""
+def build_cell(cell: tuple[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The pool of one ``(family, kwargs)`` cell, from its fixed seed (a real pool as
+    published; None where its dataset is absent)."""
     family, kw = cell
+    if family == "real":
+        return real_pool(**kw)
     return make_pool(family, rng=cell_seed(kw["name"]), **kw)
 
 

@@ -225,6 +225,9 @@ def test_harness_plan_and_seeds():
     plan = af.make_plan(["design", "anytime"], {}, ["f1"], [500], False, {})
     assert [s["name"] for s in plan["specs"]] == ["anytime", "default"]
     assert plan["specs"][1].get("design") and not plan["oasis"]
+    plan = af.make_plan(["model_based"], {}, ["f1"], [500], False, {})
+    assert [s["name"] for s in plan["specs"]] == ["default"]
+    assert plan["specs"][0].get("model_based") and not plan["specs"][0].get("design")
     with pytest.raises(SystemExit, match="unknown methods"):
         af.make_plan(["nope"], {}, ["f1"], [500], False, {})
     child = np.random.SeedSequence([2026, 1]).spawn(2)[1]
@@ -255,3 +258,32 @@ def test_logit_t_law_and_band_blind_spot_as_stated():
     idx = p["meta"]["hidden_ids"]
     assert (p["labels"][idx] == 1).all()
     assert (p["scores"][idx] >= 0.02).all() and (p["scores"][idx] < 0.2).all()
+
+
+def test_real_pools_as_published(monkeypatch, tmp_path):
+    """The real cells read the shared datasets as published; the counts and F1 are those
+    their READMEs state (er_abt_buy: 53,753 rows, F1 0.5946; tweets100k: 20,000, 0.7702)."""
+    from evalstats import datasets
+
+    assert ap.list_families()["real"] == ["real_abt_prob", "real_abt_margin",
+                                          "real_tweets_margin"]
+    # absent data: a message and None, never a crash
+    monkeypatch.setenv("EVALSTATS_DATA", str(tmp_path))
+    monkeypatch.setattr(datasets, "find_shared_datasets", lambda: None)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert ap.build_cell(ap.cells(["real_abt_prob"])[0]) is None
+    monkeypatch.undo()
+    try:
+        pools = {kw["name"]: ap.build_cell((f, kw)) for f, kw in ap.REAL_FAMILY}
+    except datasets.DatasetNotFoundError:   # pragma: no cover - defensive
+        pytest.skip("shared datasets absent")
+    if any(p is None for p in pools.values()):
+        pytest.skip("the shared datasets folder is absent (set EVALSTATS_DATA)")
+    abt, margin, tweets = (pools[n] for n in ap.list_families()["real"])
+    assert abt["labels"].size == margin["labels"].size == 53_753
+    assert tweets["labels"].size == 20_000
+    assert abt["meta"]["f1"] == margin["meta"]["f1"] == pytest.approx(0.5946, abs=5e-5)
+    assert tweets["meta"]["f1"] == pytest.approx(0.7702, abs=5e-5)
+    assert abt["meta"]["family"] == "real" and abt["scores"].min() >= 0
+    assert margin["meta"]["family"] == tweets["meta"]["family"] == "margins"
+    assert not np.array_equal(abt["scores"], margin["scores"])
