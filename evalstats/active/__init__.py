@@ -11,7 +11,12 @@ batches only:
    residual of the item's linearised influence on the measure ``G = A/B`` (Sawade et al.
    2010, Theorem 1, for the model-assisted residual), mixed with a uniform defensive share
    ``ε = 0.1``: the variance is then at most ``1/(1 − ε)`` times the optimum and ``1/ε``
-   times passive sampling's, whatever the labels.
+   times passive sampling's, whatever the labels. ``π ∝ s*`` is the Godambe–Joshi
+   allocation: if the model is calibrated, no design-unbiased estimate of the totals from
+   ``n`` labels has a smaller anticipated variance (Godambe & Joshi 1965). Where many
+   items each carry a small probability (rare positives among a large pool) that bound
+   is large; an estimator below it borrows from the model and is biased where the model
+   is wrong.
 3. *Certainty stratum.* Items whose capped inclusion ``min(1, c·s)`` (``Σ = n_k``) is 1
    are labeled with certainty (no variance), at most ``n_k − 1`` of them.
 4. *Successive draws.* The rest one at a time, item ``i`` with ``q_t(i) = s_i/Σ_{R_t} s``
@@ -71,7 +76,7 @@ Sampling*, 1992; Farquhar, Gal & Rainforth, ICLR 2021; Zrnic & Candès, ICML 202
 Waudby-Smith & Ramdas, JRSSB 86(1), 2024; Waudby-Smith, Wu, Ramdas, Karampatziakis &
 Mineiro, arXiv 2210.10768, 2022; Gelman, Jakulin, Pittau & Su, Ann. Appl. Stat. 2, 2008;
 Hall & Heyde, *Martingale Limit Theory and Its Application*, 1980; Isaki & Fuller, JASA
-77, 1982.
+77, 1982; Godambe & Joshi, Ann. Math. Stat. 36, 1965.
 """
 
 from ._estimators import ActiveEstimate
