@@ -272,8 +272,9 @@ def list_families() -> dict[str, list[str]]:
 
 
 def cells(which: str | list[str]) -> list[tuple[str, dict[str, Any]]]:
-    """``"dev"``, ``"fresh"``, ``"fresh2"``, ``"all"`` (development and first fresh family) or
-    a list of cell names -> their ``(family, kwargs)``."""
+    """A family of :data:`FAMILY_NAMES` (``"all"``: the development and first fresh
+    families; ``"real"``: the published pools) or a list of cell names -> their
+    ``(family, kwargs)``."""
     every = DEV_FAMILY + FRESH_FAMILY
     if isinstance(which, str) and which in FAMILY_NAMES:
         return {"dev": DEV_FAMILY, "fresh": FRESH_FAMILY, "fresh2": FRESH2_FAMILY,

@@ -15,8 +15,8 @@ batches only:
    allocation: if the model is calibrated, no design-unbiased estimate of the totals from
    ``n`` labels has a smaller anticipated variance (Godambe & Joshi 1965). Where many
    items each carry a small probability (rare positives among a large pool) that bound
-   is large; an estimator below it borrows from the model and is biased where the model
-   is wrong.
+   is large; an estimator whose error falls below it borrows from the model and is
+   biased where the model is wrong.
 3. *Certainty stratum.* Items whose capped inclusion ``min(1, c·s)`` (``Σ = n_k``) is 1
    are labeled with certainty (no variance), at most ``n_k − 1`` of them.
 4. *Successive draws.* The rest one at a time, item ``i`` with ``q_t(i) = s_i/Σ_{R_t} s``
