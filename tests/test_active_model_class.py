@@ -1,0 +1,58 @@
+"""The model variants of benchmarks/active_model_class.py: their fits and their installation."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+_DIR = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(_DIR))
+_SPEC = importlib.util.spec_from_file_location("active_model_class", _DIR / "active_model_class.py")
+mc = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(mc)
+
+
+def test_step_fit_is_pool_adjacent_violators_by_hand():
+    # y in score order 0, 1, 0, 1, 1: PAV pools the violating pair (1, 0) into 0.5
+    x = np.array([0.5, 0.1, 0.3, 0.9, 0.2])        # order: 0.1, 0.2, 0.3, 0.5, 0.9
+    y = np.array([1.0, 0.0, 0.0, 1.0, 1.0])        # in that order: 0, 1, 0, 1, 1
+    _, xs, fit = mc._step_fit(x, y)
+    assert xs.tolist() == [0.1, 0.2, 0.3, 0.5, 0.9]
+    assert fit.tolist() == pytest.approx([0.0, 0.5, 0.5, 1.0, 1.0])
+
+
+def test_step_fit_shrinks_each_block_by_one_pseudo_label():
+    # blocks {0.1} (y 0), {0.2, 0.3} (y 1, 0), {0.5, 0.9} (y 1, 1); prior block means
+    # 0.2, 0.4, 0.8: rates (0 + 0.2)/2, (1 + 0.4)/3, (2 + 0.8)/3
+    x = np.array([0.5, 0.1, 0.3, 0.9, 0.2])
+    y = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
+    prior = np.array([0.8, 0.2, 0.4, 0.8, 0.4])
+    _, _, fit = mc._step_fit(x, y, prior)
+    assert fit.tolist() == pytest.approx([0.1, 1.4 / 3, 1.4 / 3, 2.8 / 3, 2.8 / 3])
+
+
+def test_variant_is_installed_and_restored():
+    cls = mc._design_class().SuccessiveDesign
+    saved = cls.model, cls.predict
+    with mc.variant("isotonic", np.zeros(3)):
+        assert cls.model is not saved[0]
+    assert (cls.model, cls.predict) == saved
+    with pytest.raises(RuntimeError), mc.variant("rank_logit", np.zeros(3)):
+        raise RuntimeError
+    assert (cls.model, cls.predict) == saved
+
+
+def test_one_seed_runs_every_variant_and_oasis_on_a_small_pool():
+    pytest.importorskip("joblib")
+    pool = mc.active_pools.make_pool("margins", n_items=2000, prevalence=0.05, rng=3,
+                                     kind="saturating", scale=2.0, name="tiny")
+    if mc.active_families.import_oasis() is None:
+        pytest.skip("oasis is not installed")
+    rows = mc.one_seed(pool, np.random.SeedSequence(1), 200, mc.VARIANTS)
+    assert [r["variant"] for r in rows] == list(mc.VARIANTS) + ["oasis"]
+    assert all(r["error"] == "" for r in rows), [r["error"] for r in rows]
+    assert all(0.0 <= r["estimate"] <= 1.0 for r in rows)
