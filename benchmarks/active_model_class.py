@@ -16,6 +16,9 @@ much a better model could buy and whether a more flexible one does, on the same 
   logistic fit's block mean (no zero rates);
 * ``rank_logit`` — the default's logistic recalibration on the logit of the mid-rank of
   the score instead of the score (scale-free, for scores whose scale means nothing);
+* ``logistic_rank`` — one logistic fit on both covariates, ``a + b·s + c·r`` (``s`` the
+  default's, ``r`` the logit of the mid-rank) with the default's priors and ``c ~ N(0,
+  2.5²)``: centred on the default's "the scores are calibrated";
 * ``prequential`` — before each batch, the one of ``logistic`` and ``rank_logit`` whose
   fits to earlier batches predicted each later batch's labels better (summed log score;
   Dawid 1984, prequential model choice);
@@ -56,7 +59,7 @@ from _runs import output_dir, pooled_runs_parser  # noqa: E402
 CELLS = ("dev_margins", "fr_margins", "f3_margins_t", "f4_margins_sat", "dev_cal_rare",
          "f4_cal_t_rare", "real_abt_prob", "real_abt_margin", "real_tweets_margin")
 VARIANTS = ("logistic", "oracle", "oracle_later", "isotonic", "isotonic_beta", "rank_logit",
-            "prequential", "flat_first")
+            "logistic_rank", "prequential", "flat_first")
 
 
 def _design_class():
@@ -87,6 +90,20 @@ def _step_fit(x: np.ndarray, y: np.ndarray, shrink_to: np.ndarray | None = None)
         prior = np.bincount(block, shrink_to[o]) / n
         fit = ((np.bincount(block, ys) + prior) / (n + 1))[block]
     return ("step", xs, fit)
+
+
+def _joint_fit(x: np.ndarray, y: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Posterior mode of ``logit P(y=1) = x·c`` under ``c ~ N(prior, 2.5²)`` (Newton)."""
+    scale = _design_class().PRIOR_SCALE
+    c = prior.astype(float).copy()
+    for _ in range(100):
+        p = special.expit(x @ c)
+        hess = x.T @ (x * (p * (1 - p))[:, None]) + np.eye(c.size) / scale ** 2
+        step = np.linalg.solve(hess, x.T @ (y - p) - (c - prior) / scale ** 2)
+        c += step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return c
 
 
 def _prequential_choice(design, li, ly, feats) -> int:
@@ -122,6 +139,9 @@ def _variant_methods(name: str, pool_labels: np.ndarray):
         if name == "isotonic_beta":
             return _step_fit(x, ly, special.expit(coef[0] + coef[1] * x))
         feats = [np.asarray(self.feature, dtype=float), _rank_feature(self)]
+        if name == "logistic_rank":
+            design = np.column_stack([np.ones(li.size), feats[0][li], feats[1][li]])
+            return ("joint", _joint_fit(design, ly, np.array([0.0, 1.0, 0.0])))
         k = 1 if name == "rank_logit" else _prequential_choice(self, li, ly, feats)
         return ("logit", k, sd.recalibrate(feats[k][li], ly))
 
@@ -132,6 +152,10 @@ def _variant_methods(name: str, pool_labels: np.ndarray):
             return base_predict(self, coef, idx)
         if coef[0] == "step":
             g = np.interp(np.asarray(self.feature, dtype=float)[idx], coef[1], coef[2])
+        elif coef[0] == "joint":
+            c = coef[1]
+            g = special.expit(c[0] + c[1] * np.asarray(self.feature, dtype=float)[idx]
+                              + c[2] * _rank_feature(self)[idx])
         else:
             f = np.asarray(self.feature, dtype=float) if coef[1] == 0 else _rank_feature(self)
             g = special.expit(coef[2][0] + coef[2][1] * f[idx])

@@ -56,3 +56,19 @@ def test_one_seed_runs_every_variant_and_oasis_on_a_small_pool():
     assert [r["variant"] for r in rows] == list(mc.VARIANTS) + ["oasis"]
     assert all(r["error"] == "" for r in rows), [r["error"] for r in rows]
     assert all(0.0 <= r["estimate"] <= 1.0 for r in rows)
+
+
+def test_joint_fit_is_the_posterior_mode_by_direct_minimisation():
+    from scipy import optimize, special
+
+    rng = np.random.default_rng(5)
+    x = np.column_stack([np.ones(80), rng.normal(size=80), rng.normal(size=80)])
+    y = (rng.random(80) < special.expit(x @ np.array([-0.5, 1.5, 0.7]))).astype(float)
+    prior = np.array([0.0, 1.0, 0.0])
+
+    def neg_log_post(c):
+        eta = x @ c
+        return np.sum(np.logaddexp(0.0, eta) - y * eta) + np.sum((c - prior) ** 2) / (2 * 2.5 ** 2)
+
+    direct = optimize.minimize(neg_log_post, prior, method="BFGS", options={"gtol": 1e-10}).x
+    assert mc._joint_fit(x, y, prior) == pytest.approx(direct, abs=1e-5)
