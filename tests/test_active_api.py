@@ -569,3 +569,20 @@ def test_with_replacement_ratio_stays_within_its_losses():
     assert r.estimate == 1.0 and r.zero_width
     r = hajek_estimate(vw, ones, np.r_[0.25, ones[1:]])
     assert 0.25 <= r.estimate <= 1.0
+
+
+def test_pps_refuses_a_zero_defensive_share():
+    """epsilon=0 would give zero draw probability to items the sizes give zero (the
+    predicted negatives for precision): the estimates of the measures they carry were
+    silently wrong, so it is refused by name; with replacement it stays allowed."""
+    from evalstats.active import ActiveEvaluator, active_design
+
+    rng = np.random.default_rng(3)
+    p = rng.beta(0.5, 3, 500)
+    pred = (p > 0.5).astype(int)
+    with pytest.raises(ValueError, match="`epsilon` must be a number in \\(0, 1\\]"):
+        ActiveEvaluator(p, "precision", predictions=pred, epsilon=0)
+    with pytest.raises(ValueError, match="`epsilon`"):
+        active_design(p, 50, "precision", predictions=pred, epsilon=0.0, rng=1)
+    ActiveEvaluator(p, "precision", predictions=pred, epsilon=0, design="with_replacement")
+    ActiveEvaluator(p, "precision", predictions=pred, epsilon=0, proposal="passive")

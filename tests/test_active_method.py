@@ -577,3 +577,53 @@ def test_a_fully_labeled_group_has_its_labeled_count_and_no_warning():
     y1, _, moved = projected_totals(tot)
     assert y1 == float(y @ pred) and tot.a @ tot.x1 != y1 and not moved
     assert not any("labels allow" in str(w.message) for w in caught)
+
+
+def test_active_design_is_the_one_batch_unadapted_run_bit_for_bit():
+    """active_design's docstring: one batch sized by the scores, the items and results of
+    active_evaluate(adaptive=False, batch_size=n_labels) with the same seed."""
+    from evalstats.active import active_design, active_evaluate, estimate_from_labels
+
+    pool, y = _sim()
+    for seed in (0, 7):
+        design = active_design(pool["prob"], 300, "f1", rng=seed, predictions=pool["pred"])
+        off = estimate_from_labels(design, y[design["id"]])
+        on = active_evaluate(pool["prob"], lambda i: y[i], n_labels=300, rng=seed,
+                             predictions=pool["pred"], adaptive=False, batch_size=300)
+        np.testing.assert_array_equal(on.sample.records.q, off.sample.records.q)
+        np.testing.assert_array_equal(on.sample.records.labels, off.sample.records.labels)
+        assert off.estimate == on.estimate
+        assert tuple(off.conf_int()) == tuple(on.conf_int())
+        assert tuple(off.conf_int(method="anytime")) == tuple(on.conf_int(method="anytime"))
+
+
+@pytest.mark.parametrize("interval", ["score", "anytime", "wald"])
+def test_intervals_stay_within_what_the_labels_allow(interval):
+    """A census fixes every measure, and with one item unlabeled F1 can take only the two
+    values of that item's label (brute force): every interval lies within them."""
+    import warnings
+
+    from evalstats.active import ActiveEvaluator
+
+    rng = np.random.default_rng(0)
+    n_pool = 400
+    p = rng.beta(0.5, 3, n_pool)
+    y = (rng.random(n_pool) < p).astype(int)
+    pred = (p > 0.5).astype(int)
+
+    def f1(labels):
+        return 2 * int(labels @ pred) / (pred.sum() + labels.sum())
+
+    for n in (n_pool, n_pool - 1):
+        ev = ActiveEvaluator(p, "f1", predictions=pred, rng=1, interval=interval)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = ev.run(lambda i: y[i], n)
+        missing = np.setdiff1d(np.arange(n_pool), ev.design()["id"].to_numpy())
+        assert missing.size == n_pool - n
+        values = [f1(np.where(np.arange(n_pool) == j, v, y)) for j in missing for v in (0, 1)]
+        values = values or [f1(y)]
+        lo, hi = res.conf_int()
+        assert min(values) - 1e-12 <= lo <= hi <= max(values) + 1e-12
+        if n == n_pool:
+            assert (lo, hi) == pytest.approx((f1(y), f1(y)), abs=1e-12)

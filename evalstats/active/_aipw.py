@@ -69,6 +69,7 @@ from ._measures import MeasureSpec
 
 __all__ = ["DrawRecords", "Totals", "VARIANCES", "DEFAULT_VARIANCE", "exclusive_cumsum",
            "projected_totals", "pseudo_outcomes", "ratio_coefficients", "ratio_estimate",
+           "box_range", "within_labels",
            "score_interval", "total_support"]
 
 
@@ -182,6 +183,39 @@ def total_support(rec: DrawRecords, model: int = 0) -> tuple[float, float, float
     size0 = float(rec.pool_size) - size1
     return (float(f @ y), size1 - float(f @ (1.0 - y)),
             float((1.0 - f) @ y), size0 - float((1.0 - f) @ (1.0 - y)))
+
+
+def box_range(coef: tuple, y1_lo: float, y1_hi: float, y0_lo: float, y0_hi: float
+              ) -> ConfidenceInterval:
+    """The range of ``A/B`` over the box (the measure is monotone in each total)."""
+    if not np.isfinite([y1_lo, y1_hi, y0_lo, y0_hi]).all() or y1_lo > y1_hi or y0_lo > y0_hi:
+        return ConfidenceInterval(float("nan"), float("nan"))
+    (a1, a0, ac), (b1, b0, bc) = coef
+    vals = []
+    for y1 in (y1_lo, y1_hi):
+        for y0 in (y0_lo, y0_hi):
+            den = b1 * y1 + b0 * y0 + bc
+            vals.append((a1 * y1 + a0 * y0 + ac) / den if den > 0 else np.nan)
+    vals = np.array(vals)
+    if np.isnan(vals).any():     # the box reaches B = 0 (e.g. no positive at all for recall)
+        return ConfidenceInterval(0.0, 1.0)
+    return ConfidenceInterval(float(max(vals.min(), 0.0)), float(min(vals.max(), 1.0)))
+
+
+def within_labels(ci: ConfidenceInterval, rec: DrawRecords, coef: tuple,
+                  model: int = 0) -> ConfidenceInterval:
+    """``ci`` intersected with the measure's range over the totals the labels allow
+    (:func:`total_support`): the truth lies there with certainty, so the intersection
+    keeps any coverage guarantee, fixed-``n`` or anytime; a census gives one point."""
+    if not (np.isfinite(ci.low) and np.isfinite(ci.high)):
+        return ci
+    lo1, hi1, lo0, hi0 = total_support(rec, model)
+    allowed = box_range(coef, lo1, hi1, lo0, hi0)
+    if not (np.isfinite(allowed.low) and np.isfinite(allowed.high)):
+        return ci
+    low = min(max(ci.low, allowed.low), allowed.high)
+    high = max(min(ci.high, allowed.high), allowed.low)
+    return ConfidenceInterval(float(low), float(max(high, low)))
 
 
 def ratio_coefficients(spec: MeasureSpec, n_pool: int, n_pos: float

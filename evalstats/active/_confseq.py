@@ -76,7 +76,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._result import ConfidenceInterval
-from ._aipw import DrawRecords, pseudo_outcomes, ratio_coefficients
+from ._aipw import DrawRecords, box_range, pseudo_outcomes, ratio_coefficients
 from ._measures import MeasureSpec
 
 __all__ = ["anytime_sequence", "total_box", "one_side", "GRID_SIZE", "TRUNCATION"]
@@ -196,22 +196,5 @@ def anytime_sequence(rec: DrawRecords, spec: MeasureSpec, level: float, model: i
     k = len(box[1][0])
     use = {g: box[g] if (a != 0 or b != 0) else (np.zeros(k), np.full(k, sizes[g]))
            for g, a, b in ((1, a1, b1), (0, a0, b0))}
-    return [_corners(coef, use[1][0][j], use[1][1][j], use[0][0][j], use[0][1][j])
+    return [box_range(coef, use[1][0][j], use[1][1][j], use[0][0][j], use[0][1][j])
             for j in range(k)]
-
-
-def _corners(coef: tuple, y1_lo: float, y1_hi: float, y0_lo: float, y0_hi: float
-             ) -> ConfidenceInterval:
-    """The range of ``A/B`` over the box (the measure is monotone in each total)."""
-    if not np.isfinite([y1_lo, y1_hi, y0_lo, y0_hi]).all() or y1_lo > y1_hi or y0_lo > y0_hi:
-        return ConfidenceInterval(float("nan"), float("nan"))
-    (a1, a0, ac), (b1, b0, bc) = coef
-    vals = []
-    for y1 in (y1_lo, y1_hi):
-        for y0 in (y0_lo, y0_hi):
-            den = b1 * y1 + b0 * y0 + bc
-            vals.append((a1 * y1 + a0 * y0 + ac) / den if den > 0 else np.nan)
-    vals = np.array(vals)
-    if np.isnan(vals).any():     # the box reaches B = 0 (e.g. no positive at all for recall)
-        return ConfidenceInterval(0.0, 1.0)
-    return ConfidenceInterval(float(max(vals.min(), 0.0)), float(min(vals.max(), 1.0)))

@@ -83,6 +83,17 @@ def deprecated_options(estimator: Any, sampling: Any) -> None:
                           f"uses {now}.", FutureWarning, stacklevel=4)
 
 
+def _epsilon_iv(epsilon: Any, design: str, proposal: Any) -> float:
+    """The defensive share: ``(0, 1]`` for πps sizes, ``[0, 1]`` otherwise."""
+    value = check_scalar(epsilon, "epsilon", 0.0, 1.0)
+    if design == "pps" and proposal != "passive" and value == 0.0:
+        raise fail("epsilon", "a number in (0, 1] with design='pps'", value=value,
+                   remedy="Items the sizes give zero could never be drawn, so no "
+                          "design-based estimate could carry them; keep a defensive "
+                          "share (the default is 0.1) or use design='with_replacement'.")
+    return value
+
+
 class ActiveEvaluator(LoopMixin, SkipMixin):
     """Sequential active estimation: ``query(batch_size)``, ``update(ids, labels)``, ``result()``.
 
@@ -115,8 +126,13 @@ class ActiveEvaluator(LoopMixin, SkipMixin):
 
     Parameters
     ----------
-    scores, measure, predictions, beta, alpha, variance, epsilon
+    scores, measure, predictions, beta, alpha, variance
         As in :func:`optimal_proposal`; raw margins (some negative) are read as log-odds.
+    epsilon : float, default 0.1
+        The defensive (uniform) share: in ``(0, 1]`` for ``"pps"``, where every item must
+        keep a positive draw probability (a design-based estimate cannot carry an item
+        that can never be drawn); ``0`` is allowed with replacement, which then reports
+        the measures that need such items as undefined.
     ids : array_like, optional
         Identifiers of the pool items (default ``0..N-1``); ``query`` returns them and
         ``update`` takes them.
@@ -183,7 +199,7 @@ class ActiveEvaluator(LoopMixin, SkipMixin):
         pool = pool_iv(inputs.probs, spec, predictions, variance)
         self._setup(pool, spec, inputs, ids, dict(
             measure=measure, beta=float(beta), alpha=alpha, proposal=proposal,
-            epsilon=check_scalar(epsilon, "epsilon", 0.0, 1.0), recalibrate=recalibrate,
+            epsilon=_epsilon_iv(epsilon, design, proposal), recalibrate=recalibrate,
             confidence_level=check_confidence_level(confidence_level), design=design,
             adaptive=bool(adaptive), interval=interval if design == "pps" else "logit"))
         self._design: Design = SESSIONS[design](self)

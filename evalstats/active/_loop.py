@@ -75,8 +75,10 @@ class LoopMixin:
             can stop only after about ``N log(4/α)(F1 − 2w)/(2 w ε D)`` labels with
             ``w = half_width``; ``n_labels`` is the budget it never passes.
         batch_size : int, optional
-            Labels per oracle call (default 100 for ``"pps"``, whose model is refitted
-            between batches; the whole budget with replacement).
+            Labels per oracle call. Default: 100 for ``"pps"`` with the optimal
+            proposal, whose model is refitted between batches; the whole budget for a
+            passive proposal (there is no model to refit) and with replacement (a tenth
+            of it, at least 10, with ``recalibrate``).
         progress : bool or None
             A progress bar over the labels (tqdm).
 

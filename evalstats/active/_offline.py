@@ -86,12 +86,15 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
         Predicted labels (default ``scores > 0.5``); several columns = several models,
         all estimated from the same sample (the first one drives the design).
     rng : None, int or Generator
-    beta, alpha, variance, epsilon
+    beta, alpha, variance
         See :func:`optimal_proposal`.
+    epsilon : float, default 0.1
+        The defensive (uniform) share, in ``(0, 1]`` (see :class:`ActiveEvaluator`).
     recalibrate : {None, "platt", "isotonic"}
         With replacement only: recalibrate the scores between batches.
     batch_size : int, optional
-        Labels per oracle call (default 100 for ``"pps"``, the whole budget otherwise).
+        Labels per oracle call (see :meth:`ActiveEvaluator.run`: 100 for ``"pps"`` with
+        the optimal proposal).
     ids : array_like, optional
         Item identifiers passed to ``oracle`` (default positions ``0..N-1``).
     confidence_level : float
@@ -188,6 +191,14 @@ def active_design(scores: Any, n_labels: int | None = None, measure: str = "f1",
                   estimator: str | None = None, sampling: str | None = None,
                   budget: int | None = None) -> pd.DataFrame:
     """The items to label, offline (one batch; for batches use :class:`ActiveEvaluator`).
+
+    No label exists yet, so the whole budget is one batch sized by the scores as given:
+    with the same seed it selects the items of ``active_evaluate(..., adaptive=False,
+    batch_size=n_labels)`` and gives, with their labels, bit-identical estimates and
+    intervals; the default :func:`active_evaluate` refits its model between batches of 100
+    and so selects other items beyond its first batch. To label in batches offline, use
+    :meth:`ActiveEvaluator.query` and :meth:`ActiveEvaluator.design` (its design file
+    carries every batch).
 
     ``design="pps"`` (default for binary pools): one row per selected item in labeling
     order (the certain items, then the draws), with what the estimator needs: ``id``,

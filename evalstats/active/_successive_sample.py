@@ -17,6 +17,7 @@ from ._aipw import (
     ratio_coefficients,
     ratio_estimate,
     score_interval,
+    within_labels,
 )
 from ._confseq import anytime_sequence, total_box
 from ._estimate_record import RatioEstimate
@@ -74,10 +75,16 @@ class SuccessiveSample:
 
     def interval(self, spec: MeasureSpec, model: int, level: float, method: str,
                  r: RatioEstimate | None = None) -> ConfidenceInterval:
-        """The ``method`` interval of ``spec`` (``r``: its :meth:`estimate`, if computed)."""
+        """The ``method`` interval of ``spec`` (``r``: its :meth:`estimate`, if computed),
+        within the values the labels allow (:func:`~._aipw.within_labels`)."""
         r = self.estimate(spec, model) if r is None else r
         if not r.defined:
             return ConfidenceInterval(float("nan"), float("nan"))
+        return within_labels(self._raw_interval(spec, model, level, method, r),
+                             self.records, self._coef(spec, model), model)
+
+    def _raw_interval(self, spec: MeasureSpec, model: int, level: float, method: str,
+                      r: RatioEstimate) -> ConfidenceInterval:
         if method == "anytime":
             key = (model, level)
             cache = self.__dict__.setdefault("_boxes", {})
@@ -105,7 +112,9 @@ class SuccessiveSample:
         for j, end in enumerate(ends):
             part = SuccessiveSample(_prefix(rec, end))
             r = part.estimate(spec)
-            ci = seq[j] if seq is not None else part.interval(spec, 0, level, method, r)
+            ci = (within_labels(seq[j], part.records, part._coef(spec, 0))
+                  if seq is not None and r.defined
+                  else part.interval(spec, 0, level, method, r))
             rows.append(dict(n_draws=int(draws_before[end - 1]), n_labels=end,
                              estimate=r.estimate, conf_low=ci.low, conf_high=ci.high))
         return pd.DataFrame(rows)
