@@ -586,3 +586,44 @@ def test_pps_refuses_a_zero_defensive_share():
         active_design(p, 50, "precision", predictions=pred, epsilon=0.0, rng=1)
     ActiveEvaluator(p, "precision", predictions=pred, epsilon=0, design="with_replacement")
     ActiveEvaluator(p, "precision", predictions=pred, epsilon=0, proposal="passive")
+
+
+def test_beta_other_than_one_needs_fbeta():
+    """beta=3 with measure='f1' was silently ignored (the result was F1)."""
+    from evalstats.active import ActiveEvaluator
+
+    p = np.random.default_rng(0).random(200)
+    with pytest.raises(ValueError, match="`beta` must be 1 \\(the default\\) unless"):
+        ActiveEvaluator(p, "f1", beta=3)
+    ev = ActiveEvaluator(p, "fbeta", beta=3)
+    assert ev._spec.name == "f_beta=3"
+    ActiveEvaluator(p, "f1", beta=1)
+
+
+def test_active_evaluate_warns_once_per_message():
+    """The result was computed twice (run() and again with the call), so every warning
+    came twice."""
+    p = np.random.default_rng(0).random(300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        es.active.active_evaluate(p, lambda i: np.zeros(len(i), int), 30, rng=0)
+    messages = [str(w.message) for w in caught]
+    assert messages and len(messages) == len(set(messages))
+
+
+def test_pps_plot_inset_shows_the_draws_and_the_legend_names_a_sequence():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    pool = es.datasets.load("sim_pool")
+    y = pool["label"].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = es.active.active_evaluate(pool["prob"], lambda i: y[i], 300, rng=1,
+                                        predictions=pool["pred"], interval="anytime")
+    rec = res.sample.records
+    assert len(res.plot_q) == int((~rec.certain).sum())
+    np.testing.assert_array_equal(res.plot_q, rec.q[~rec.certain])
+    ax = res.plot()
+    assert "confidence sequence" in [t.get_text() for t in ax.get_legend().get_texts()][0]
+    assert ax.child_axes[0].get_title().startswith("Draws")

@@ -631,3 +631,29 @@ def test_recalibrated_design_table_keeps_every_draws_weight(pool):
         live, table = ev.result(), estimate_from_labels(d, y[d["id"].to_numpy()])
     assert table.estimate == pytest.approx(live.estimate, rel=1e-9)
     assert table.conf_int().low == pytest.approx(live.conf_int().low, rel=1e-9)
+
+
+def test_estimate_takes_the_interval_option(pool, tmp_path, capsys):
+    """`evalstats estimate --interval anytime` gives estimate_from_labels' sequence; a
+    with-replacement design refuses it by name."""
+    pool_path = tmp_path / "pool.csv"
+    pool[["id", "prob", "pred"]].to_csv(pool_path, index=False)
+    design = tmp_path / "pps.csv"
+    assert main(["sample", "--pool", str(pool_path), "--score-col", "prob", "--pred-col",
+                 "pred", "--id-col", "id", "--n-labels", "150", "--seed", "2",
+                 "--out", str(design)]) == 0
+    d = pd.read_csv(design)
+    truth = pool.set_index("id")["label"]
+    d.assign(label=truth.loc[d["id"]].to_numpy()).to_csv(design, index=False)
+    capsys.readouterr()
+    assert main(["estimate", "--design", str(design), "--interval", "anytime"]) == 0
+    text = capsys.readouterr().out
+    want = estimate_from_labels(pd.read_csv(design), pd.read_csv(design)[["id", "label"]],
+                                interval="anytime")
+    lo, hi = want.conf_int()
+    assert "anytime" in text
+    assert f" {lo:.3f} " in text and f" {hi:.3f}" in text
+    with pytest.raises(ValueError, match="`interval` must be 'score'"):
+        estimate_from_labels(active_design(pool["prob"].to_numpy(), 50, rng=1,
+                                           design="with_replacement"),
+                             np.zeros(50), interval="anytime")

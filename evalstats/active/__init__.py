@@ -52,7 +52,10 @@ batches only:
    (bounded by the recorded largest ``ĝ/q`` and ``(1 − ĝ)/q``) and of the nonnegative
    importance-weighted count, under a union bound; valid at any stopping time, so
    ``ActiveEvaluator.run(..., half_width=w)`` may label until it is narrow. It is wide
-   where errors could hide among confidently scored items: no valid interval is narrower.
+   where errors could hide among confidently scored items, within a small factor of
+   the floor no valid sequence escapes (``_confseq``); it is not always wider than
+   the fixed-``n`` interval, which is conservative where the model overstates the
+   variance.
 
 Everything reported is design-based; the model only changes the variance. The papers'
 with-replacement design (``design="with_replacement"``; multi-class and squared-loss

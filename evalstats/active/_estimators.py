@@ -227,9 +227,11 @@ class ActiveEstimate(EvalResult):
         return self.sample.running(self.specs[0], self.confidence_level, self.interval_method)
 
     def plot(self, ax=None, **kwargs):
-        """The running estimate with its interval against distinct labels spent, and the
-        proposal ``N·q`` over the model's log-odds (NIPS Fig. 2) in an inset placed *outside*
-        the data area (right of the axes), so it never covers the band.
+        """The running estimate with its interval (or confidence sequence) against
+        distinct labels spent — with one or two batches, each measure's estimate and
+        interval instead (a forest plot) — and, in an inset placed *outside* the data area
+        (right of the axes), how the items were drawn: ``N·q`` over the model's log-odds
+        (NIPS Fig. 2; for ``"pps"`` each random draw at its batch model's log-odds).
 
         Returns the one Axes of the running estimate.
         """
@@ -242,7 +244,8 @@ class ActiveEstimate(EvalResult):
     def _plot_running(self, ax, **kwargs):
         ax = _get_ax(ax)
         run = self.running()
-        label = f"{100 * self.confidence_level:g}% interval"
+        label = f"{100 * self.confidence_level:g}% " + (
+            "confidence sequence" if self.interval_method == "anytime" else "interval")
         if len(run) < 3:  # one or two batches: no path to draw; every measure instead
             return self._plot_measures(ax, **kwargs)
         ax.fill_between(run["n_labels"], run["conf_low"], run["conf_high"], alpha=0.25,
@@ -287,13 +290,15 @@ class ActiveEstimate(EvalResult):
         ax.set_yscale("log")
         if small:
             ax.tick_params(labelsize=6)
-            ax.set_title("Proposal (red: predicted positive)", fontsize=7)
+            ax.set_title(("Draws" if self.design == "pps" else "Proposal")
+                         + " (red: predicted positive)", fontsize=7)
             ax.set_xlabel("model log-odds", fontsize=6)
             ax.set_ylabel("N·q (1 = passive)", fontsize=6)
         else:
             ax.set_xlabel("model log-odds (red: predicted positive)")
             ax.set_ylabel("N · q(x)  (1 = passive)")
-            ax.set_title(f"Proposal ({self.proposal_kind})")
+            ax.set_title(f"{'Draws' if self.design == 'pps' else 'Proposal'} "
+                         f"({self.proposal_kind})")
         return ax
 
 

@@ -447,7 +447,8 @@ class ActiveEvaluator(LoopMixin, SkipMixin):
             proposal_kind=kinds, epsilon=cfg["epsilon"] if cfg["proposal"] == "optimal"
             else 1.0, plug_in=prop.plug_in, pool_size=self._pool.size, call=call,
             notes=notes, interval_method=cfg["interval"], n_skipped=n_skipped,
-            plot=dict(plot_x=prop.plot_x, plot_q=prop.plot_q, plot_pred=prop.plot_pred))
+            plot=sample.plot_points() if cfg["design"] == "pps" else
+            dict(plot_x=prop.plot_x, plot_q=prop.plot_q, plot_pred=prop.plot_pred))
 
     def sample(self) -> tuple[Any, int]:
         """The labeled sample the result reads (complete batches for πps; with replacement

@@ -4,6 +4,7 @@ reached, keeping every label bought when the oracle fails."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -88,6 +89,13 @@ class LoopMixin:
         stays in this evaluator — attached to the error as ``err.evaluator`` — and the loop
         can go on with ``err.evaluator.run(oracle, n_labels)``.
         """
+        self._label(oracle, n_labels, half_width, batch_size, progress)
+        return self.result()
+
+    def _label(self, oracle: Callable[[np.ndarray], Any], n_labels: int,
+               half_width: float | None, batch_size: int | None,
+               progress: bool | None) -> None:
+        """:meth:`run`'s loop, without the final result."""
         n_labels = check_int(n_labels, "n_labels", 1)
         if n_labels > self._pool.size:
             raise fail("n_labels", f"at most the pool size {self._pool.size}", value=n_labels)
@@ -109,7 +117,6 @@ class LoopMixin:
                 bar.update(self.n_labels - before)
                 if half_width is not None and self._narrow(half_width):
                     break
-        return self.result()
 
     def _default_batch(self, n_labels: int) -> int:
         return self._design.default_batch(n_labels)
@@ -131,5 +138,8 @@ class LoopMixin:
             raise
 
     def _narrow(self, half_width: float) -> bool:
-        lo, hi = self.result().conf_int()
+        """Whether the interval is that narrow now (its warnings are the final result's)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lo, hi = self.result().conf_int()
         return bool(np.isfinite(lo) and np.isfinite(hi) and (hi - lo) / 2 <= half_width)

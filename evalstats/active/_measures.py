@@ -18,6 +18,7 @@ F_α is precision for α = 1, recall for α = 0 and F1 for α = ½; F_β is α =
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,9 +57,13 @@ class MeasureSpec:
 def measure_spec(measure: str, beta: float = 1.0, alpha: float | None = None) -> MeasureSpec:
     """Validate ``measure`` (and ``beta``/``alpha``) and return its :class:`MeasureSpec`.
 
-    ``alpha`` (in [0, 1]) overrides the F-type measures and names the term ``f_alpha=<α>``.
+    ``alpha`` (in [0, 1]) overrides the F-type measures and names the term ``f_alpha=<α>``;
+    ``beta`` other than 1 is for ``measure="fbeta"`` only (elsewhere it would be ignored).
     """
     check_option(measure, "measure", MEASURES)
+    if measure != "fbeta" and not (isinstance(beta, numbers.Real) and beta == 1.0):
+        raise fail("beta", "1 (the default) unless `measure` is 'fbeta'", value=beta,
+                   remedy=f"`measure` is {measure!r}; use measure='fbeta' for F_beta.")
     if alpha is not None:
         alpha = check_scalar(alpha, "alpha", 0.0, 1.0)
         if measure not in ("f1", "fbeta", "precision", "recall"):

@@ -162,7 +162,7 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
                          recalibrate=recalibrate, confidence_level=confidence_level, rng=rng,
                          path=path, design=design, estimator=estimator, sampling=sampling,
                          adaptive=adaptive, interval=interval)
-    ev.run(oracle, budget, half_width=half_width, batch_size=batch_size, progress=progress)
+    ev._label(oracle, budget, half_width, batch_size, progress)
     call = dict(function="active_evaluate", n_labels=budget, measure=measure,
                 proposal=proposal, epsilon=epsilon, design=ev._config["design"],
                 interval=ev._config["interval"])
@@ -286,6 +286,9 @@ def estimate_from_labels(design: pd.DataFrame | str | Path, labels: Any, *,
     if "design" in design.columns and (design["design"] == "pps").any():
         check_option(interval, "interval", SUCCESSIVE_METHODS)
         return _estimate_pps(design, y, notes, level, interval)
+    if interval != "score":
+        raise fail("interval", "'score' (the default) for a with-replacement design",
+                   value=interval, remedy="The other intervals need a pps design.")
     return _estimate_wr(design, y, notes, level)
 
 

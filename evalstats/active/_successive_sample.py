@@ -99,6 +99,15 @@ class SuccessiveSample:
         return ConfidenceInterval(float(max(r.estimate - z * r.std_error, 0.0)),
                                   float(min(r.estimate + z * r.std_error, 1.0)))
 
+    def plot_points(self) -> dict[str, np.ndarray]:
+        """The random draws as the plot's inset shows them: the batch model's log-odds of
+        each drawn item, its draw probability and its prediction (certain items left out)."""
+        rec = self.records
+        draw = ~rec.certain
+        g = np.clip(rec.ghat[draw], 1e-12, 1 - 1e-12)
+        return dict(plot_x=np.log(g) - np.log1p(-g), plot_q=rec.q[draw],
+                    plot_pred=rec.preds[draw, 0])
+
     def running(self, spec: MeasureSpec, level: float, method: str) -> pd.DataFrame:
         """Estimate and interval after each complete batch."""
         rec = self.records

@@ -24,14 +24,17 @@ from ._common import add_alias, add_output_args, emit, resolve_seed
 
 ORDER = 30
 MEASURE_CHOICES = ("f1", "precision", "recall", "fbeta", "accuracy", "error")
+INTERVAL_CHOICES = ("score", "anytime", "wald", "score_realised", "score_model", "score_max")
 
 
 def register(sub) -> None:
     p = sub.add_parser(
         "sample", help="choose the pool items to label for active estimation",
-        description="Draw a labeling design from the variance-optimal proposal (Sawade et al. "
-                    "2010) and write the items to label (id, number of draws, q, weight and "
-                    "an integrity check) as CSV.")
+        description="Draw a labeling design sized by the variance-optimal proposal (Sawade "
+                    "et al. 2010) and write the items to label as CSV with what the "
+                    "estimator needs and an integrity check: for the default pps design "
+                    "id, batch, certain, q (draw probability), the model's values and "
+                    "sums; with replacement id, n_draws, draw_seq, q and weight.")
     p.add_argument("--pool", required=True, help="CSV of the unlabeled pool (with a header)")
     p.add_argument("--score-col", required=True, help="column with p(y=1|x)")
     p.add_argument("--pred-col", default=None,
@@ -80,6 +83,11 @@ def register(sub) -> None:
     e.add_argument("--no-header", action="store_true",
                    help="--labels has no header row: its columns are id, label in that order")
     e.add_argument("--confidence-level", type=float, default=0.95)
+    e.add_argument("--interval", default="score", choices=INTERVAL_CHOICES,
+                   help="pps designs: 'score' (default), 'anytime' (the anytime-valid "
+                        "confidence sequence), 'wald', or the score interval with one "
+                        "variance ('score_realised', 'score_model'); with replacement "
+                        "'score' only")
     e.add_argument("--allow-identical-labels", action="store_true",
                    help="accept labels equal to a prediction column on every row although "
                         "the model's own scores make that implausible (p < 0.001)")
@@ -311,7 +319,8 @@ def run_estimate(args: argparse.Namespace) -> int:
     checked = check_labels(design, labels, require_seal=True, label_column=args.label_col)
     _check_not_self_scored(checked, checked["label"].to_numpy(float), args, lname)
     res = estimate_from_labels(design, labels, confidence_level=args.confidence_level,
-                               require_seal=True, label_column=args.label_col)
+                               interval=args.interval, require_seal=True,
+                               label_column=args.label_col)
     emit(res, args, title="Active estimate")
     return 0
 
