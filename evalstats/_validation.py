@@ -222,8 +222,11 @@ def check_probability_matrix(x: Any, name: str, *, atol: float = 1e-6) -> np.nda
     bad = np.abs(sums - 1.0) > atol
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
+        remedy = (f"A single column of scores? Pass it as a 1-D array "
+                  f"(`{name}.ravel()`)." if arr.shape[1] == 1 else None)
         raise fail(name, "a probability matrix whose rows sum to 1",
-                   got=f"{int(bad.sum())} rows that do not (row {i} sums to {sums[i]:.6g})")
+                   got=f"{int(bad.sum())} rows that do not (row {i} sums to {sums[i]:.6g})",
+                   remedy=remedy)
     return arr
 
 

@@ -627,3 +627,27 @@ def test_pps_plot_inset_shows_the_draws_and_the_legend_names_a_sequence():
     ax = res.plot()
     assert "confidence sequence" in [t.get_text() for t in ax.get_legend().get_texts()][0]
     assert ax.child_axes[0].get_title().startswith("Draws")
+
+
+def test_passive_defensive_share_reads_the_same_offline():
+    """A passive design reported epsilon 1.0 online and 0.1 from its design file."""
+    from evalstats.active import ActiveEvaluator, estimate_from_labels
+
+    pool = es.datasets.load("sim_pool")
+    y = pool["label"].to_numpy()
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], rng=3,
+                         proposal="passive")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        on = ev.run(lambda i: y[i], 200)
+        d = ev.design()
+        off = estimate_from_labels(d, y[d["id"]])
+    assert on.epsilon == off.epsilon == 1.0
+
+
+def test_a_column_of_scores_gets_a_remedy():
+    from evalstats.active import ActiveEvaluator
+
+    p = np.random.default_rng(0).random((50, 1))
+    with pytest.raises(ValueError, match=r"`scores.ravel\(\)`"):
+        ActiveEvaluator(p, "f1")

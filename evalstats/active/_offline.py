@@ -399,7 +399,8 @@ def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes, level: floa
                          proposal_kind=design_kind(
                              str(design["proposal"].iloc[0]),
                              bool(design["adaptive"].iloc[0]) if "adaptive" in design else False),
-                         epsilon=float(design["epsilon"].iloc[0]), plug_in=float("nan"),
+                         epsilon=1.0 if str(design["proposal"].iloc[0]) == "passive"
+                         else float(design["epsilon"].iloc[0]), plug_in=float("nan"),
                          pool_size=int(design["pool_size"].iloc[0]), notes=notes,
                          interval_method=interval, n_skipped=n_skipped,
                          call=dict(function="estimate_from_labels", measure=name,
