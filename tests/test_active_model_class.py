@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from _scripts import load_script
 
-_DIR = Path(__file__).resolve().parents[1] / "benchmarks"
-sys.path.insert(0, str(_DIR))
-_SPEC = importlib.util.spec_from_file_location("active_model_class", _DIR / "active_model_class.py")
-mc = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(mc)
+mc = load_script("benchmarks/active_model_class.py")
 
 
 def test_step_fit_is_pool_adjacent_violators_by_hand():

@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from _scripts import load_script
 from scipy import special, stats
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "active_pools.py"
-_SPEC = importlib.util.spec_from_file_location("active_pools", _PATH)
-ap = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(ap)
+ap = load_script("benchmarks/active_pools.py")
 
 #: every cell but the 10-million one (its float32, chunked path is checked at LARGE below)
 SMALL = [c for c in ap.DEV_FAMILY + ap.FRESH_FAMILY if c[1]["n_items"] < ap.LARGE]
@@ -185,11 +180,7 @@ def test_bad_input(kw, match):
 # -- the harness's bookkeeping (benchmarks/active_families.py) ----------------------------------
 
 def _load_harness():
-    spec = importlib.util.spec_from_file_location("active_families",
-                                                  _PATH.with_name("active_families.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/active_families.py")
 
 
 def test_harness_counts_failures_as_misses_and_pairs_the_oasis_ratio():

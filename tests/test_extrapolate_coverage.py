@@ -7,12 +7,11 @@ Model: the Gaussian 1-NN simulation of ``data/make_datasets.py`` (sigma = 0.6, d
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
+from _scripts import load_script
 
 from evalstats.extrapolate import extrapolate_accuracy
 
@@ -22,11 +21,7 @@ TARGETS = np.array([2 * K1, 4 * K1, 10 * K1])
 
 
 def _make_datasets():
-    path = Path(__file__).resolve().parents[1] / "data" / "make_datasets.py"
-    spec = importlib.util.spec_from_file_location("make_datasets", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("data/make_datasets.py")
 
 
 def coverage_run(method="regression", reps=REPS, sigma=0.6, seed=11):
