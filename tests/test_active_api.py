@@ -651,3 +651,14 @@ def test_a_column_of_scores_gets_a_remedy():
     p = np.random.default_rng(0).random((50, 1))
     with pytest.raises(ValueError, match=r"`scores.ravel\(\)`"):
         ActiveEvaluator(p, "f1")
+
+
+def test_a_degenerate_proposal_is_an_input_warning_not_an_undefined_estimate():
+    """Scores all 0 give a proposal that is zero everywhere: the estimate is defined (it
+    samples uniformly), so the warning is about the input."""
+    from evalstats._warnings import InputWarning
+
+    y = (np.random.default_rng(0).random(500) < 0.05).astype(int)
+    with pytest.warns(InputWarning, match="degenerate"):
+        res = es.active.active_evaluate(np.zeros(500), lambda i: y[i], 100, rng=0)
+    assert res.defined

@@ -31,7 +31,7 @@ from .._validation import (
     check_probability_matrix,
     fail,
 )
-from .._warnings import Notes, UndefinedEstimateWarning
+from .._warnings import InputWarning, Notes
 from ._measures import MeasureSpec
 
 __all__ = ["Pool", "Proposal", "pool_iv", "radicand", "general_radicand", "mix_uniform"]
@@ -224,7 +224,7 @@ def mix_uniform(shape: np.ndarray, epsilon: float, notes: Notes) -> np.ndarray:
     n = shape.shape[0]
     total = float(shape.sum())
     if not np.isfinite(total) or total <= 0:
-        notes.warn(UndefinedEstimateWarning,
+        notes.warn(InputWarning,
                    "The optimal proposal is degenerate (zero everywhere under the model); "
                    "sampling uniformly instead.")
         return np.full(n, 1.0 / n)
