@@ -627,6 +627,12 @@ def test_pps_plot_inset_shows_the_draws_and_the_legend_names_a_sequence():
     ax = res.plot()
     assert "confidence sequence" in [t.get_text() for t in ax.get_legend().get_texts()][0]
     assert ax.child_axes[0].get_title().startswith("Draws")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        two = es.active.active_evaluate(pool["prob"], lambda i: y[i], 150, rng=1,
+                                        predictions=pool["pred"], interval="anytime")
+    forest = two.plot()                  # two batches: every measure as a forest plot
+    assert "confidence sequence" in forest.get_legend().get_texts()[0].get_text()
 
 
 def test_passive_defensive_share_reads_the_same_offline():

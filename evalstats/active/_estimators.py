@@ -244,8 +244,7 @@ class ActiveEstimate(EvalResult):
     def _plot_running(self, ax, **kwargs):
         ax = _get_ax(ax)
         run = self.running()
-        label = f"{100 * self.confidence_level:g}% " + (
-            "confidence sequence" if self.interval_method == "anytime" else "interval")
+        label = self._band_label()
         if len(run) < 3:  # one or two batches: no path to draw; every measure instead
             return self._plot_measures(ax, **kwargs)
         ax.fill_between(run["n_labels"], run["conf_low"], run["conf_high"], alpha=0.25,
@@ -257,6 +256,10 @@ class ActiveEstimate(EvalResult):
         ax.legend(fontsize="small", loc="upper left")
         return ax
 
+    def _band_label(self) -> str:
+        kind = "confidence sequence" if self.interval_method == "anytime" else "interval"
+        return f"{100 * self.confidence_level:g}% {kind}"
+
     def _plot_measures(self, ax, **kwargs):
         """Each measure's estimate with its interval (a forest plot), undefined ones marked."""
         tab = self.measures()
@@ -265,7 +268,7 @@ class ActiveEstimate(EvalResult):
         lo, hi = tab["conf_low"].to_numpy(float), tab["conf_high"].to_numpy(float)
         ok = np.isfinite(est)
         ax.errorbar(est[ok], ypos[ok], xerr=[est[ok] - lo[ok], hi[ok] - est[ok]], fmt="o",
-                    capsize=4, label=f"estimate, {100 * self.confidence_level:g}% interval",
+                    capsize=4, label=f"estimate, {self._band_label()}",
                     **kwargs)
         for y_, e, h in zip(ypos[ok], est[ok], hi[ok], strict=True):
             ax.annotate(f"{e:.3f}", (h, y_), xytext=(4, 0), textcoords="offset points",
