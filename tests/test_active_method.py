@@ -627,3 +627,44 @@ def test_intervals_stay_within_what_the_labels_allow(interval):
         assert min(values) - 1e-12 <= lo <= hi <= max(values) + 1e-12
         if n == n_pool:
             assert (lo, hi) == pytest.approx((f1(y), f1(y)), abs=1e-12)
+
+
+def test_a_skipped_item_constrains_no_total():
+    """A skipped item stands in as ĝ in the records; the totals the labels allow must
+    count only true labels (else the intervals, held within them, could exclude the
+    pool's value when the skipped label differs from ĝ)."""
+    import warnings
+
+    from evalstats.active import ActiveEvaluator
+    from evalstats.active._aipw import total_support
+
+    rng = np.random.default_rng(0)
+    n_pool = 60
+    p = rng.beta(0.5, 3, n_pool)
+    y = (rng.random(n_pool) < p).astype(int)
+    pred = (p > 0.5).astype(int)
+    ev = ActiveEvaluator(p, "f1", predictions=pred, rng=1)
+    skipped = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        while ev.n_labels + len(skipped) < n_pool:
+            ids = ev.query(min(20, n_pool - ev.n_labels - len(skipped)))
+            sk = [i for i in ids if y[i] == 1][:1 - len(skipped)]
+            rest = np.array([i for i in ids if i not in sk])
+            if sk:
+                ev.skip(sk, "unreadable")
+                skipped += sk
+            ev.update(rest, y[rest])
+        rec = ev.result().sample.records
+    assert len(skipped) == 1
+    known = np.setdiff1d(np.arange(n_pool), skipped)
+    f, yk = pred[known], y[known]
+    expected = (float(f @ yk), pred.sum() - float(f @ (1 - yk)),
+                float((1 - f) @ yk), (n_pool - pred.sum()) - float((1 - f) @ (1 - yk)))
+    assert total_support(rec) == pytest.approx(expected)
+    lo, hi = ev.result().conf_int()
+    two = [2 * (pred @ v) / (pred.sum() + v.sum()) for v in
+           (np.where(np.arange(n_pool) == skipped[0], b, y) for b in (0, 1))]
+    # a census but for the skip: the interval lies between the two values its label
+    # allows, and is not collapsed onto the value of the stand-in ĝ
+    assert min(two) - 1e-12 <= lo < hi <= max(two) + 1e-12

@@ -526,3 +526,32 @@ def test_session_of_the_earlier_pps_design_is_refused_clearly(tmp_path):
     with pytest.raises(SessionFileError, match="earlier version's πps design"):
         ActiveEvaluator.open(path)
 
+
+
+@pytest.mark.parametrize("edit, opens", [({"beta": 3.0}, True), ({"epsilon": 0.0}, False)])
+def test_sessions_written_before_the_beta_and_epsilon_checks(tmp_path, edit, opens):
+    """A session stored with beta=3 for F1 (ignored then) still opens, with the same
+    estimate; one drawn with epsilon=0 under πps is refused with a message that its
+    labels are intact."""
+    from evalstats import datasets
+    from evalstats.active._state import SessionFileError
+
+    pool = datasets.load("sim_pool")
+    y = pool["label"].to_numpy()
+    path = tmp_path / "old.db"
+    ev = ActiveEvaluator(pool["prob"], "f1", predictions=pool["pred"], rng=2, path=path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        before = ev.run(lambda i: y[i], 100).estimate
+    con = sqlite3.connect(path)
+    cfg = json.loads(con.execute("SELECT value FROM meta WHERE key='config'").fetchone()[0])
+    con.execute("UPDATE meta SET value=? WHERE key='config'", (json.dumps({**cfg, **edit}),))
+    con.commit()
+    con.close()
+    if opens:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert ActiveEvaluator.open(path).result().estimate == before
+    else:
+        with pytest.raises(SessionFileError, match="epsilon=0.*labels are intact"):
+            ActiveEvaluator.open(path)

@@ -177,12 +177,15 @@ def pseudo_outcomes(rec: DrawRecords, model: int = 0) -> Totals:
 
 def total_support(rec: DrawRecords, model: int = 0) -> tuple[float, float, float, float]:
     """``(lo₁, hi₁, lo₀, hi₀)``: ``Y_g`` is at least the positives labeled in group ``g``
-    and at most the group's size less the negatives labeled in it."""
-    f, y = rec.preds[:, model], rec.labels
+    and at most the group's size less the negatives labeled in it. A skipped item (its
+    label stands in as the model's ``ĝ``, strictly between 0 and 1) is neither: its true
+    label is unknown, so it constrains no total."""
+    f = rec.preds[:, model]
+    pos, neg = (rec.labels == 1.0).astype(float), (rec.labels == 0.0).astype(float)
     size1 = float(rec.n_pred_pos[model])
     size0 = float(rec.pool_size) - size1
-    return (float(f @ y), size1 - float(f @ (1.0 - y)),
-            float((1.0 - f) @ y), size0 - float((1.0 - f) @ (1.0 - y)))
+    return (float(f @ pos), size1 - float(f @ neg),
+            float((1.0 - f) @ pos), size0 - float((1.0 - f) @ neg))
 
 
 def box_range(coef: tuple, y1_lo: float, y1_hi: float, y0_lo: float, y0_hi: float

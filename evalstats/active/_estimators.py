@@ -296,10 +296,12 @@ class ActiveEstimate(EvalResult):
             ax.set_title(("Draws" if self.design == "pps" else "Proposal")
                          + " (red: predicted positive)", fontsize=7)
             ax.set_xlabel("model log-odds", fontsize=6)
-            ax.set_ylabel("N·q (1 = passive)", fontsize=6)
+            ax.set_ylabel("N·q" if self.design == "pps" else "N·q (1 = passive)",
+                          fontsize=6)
         else:
             ax.set_xlabel("model log-odds (red: predicted positive)")
-            ax.set_ylabel("N · q(x)  (1 = passive)")
+            ax.set_ylabel("N · q(x)" + ("  (q among the items left)" if self.design == "pps"
+                                         else "  (1 = passive)"))
             ax.set_title(f"{'Draws' if self.design == 'pps' else 'Proposal'} "
                          f"({self.proposal_kind})")
         return ax

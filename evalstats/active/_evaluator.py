@@ -286,8 +286,16 @@ class ActiveEvaluator(LoopMixin, SkipMixin):
                 f"The session file {str(path)!r} was drawn by an earlier version's πps "
                 f"design (Pareto/Poisson batches), which this version no longer has; its "
                 f"labels are intact: estimate them with the version that wrote the file.")
+        if (cfg.get("design") == "pps" and cfg.get("proposal") != "passive"
+                and float(cfg["epsilon"]) == 0.0):
+            raise SessionFileError(
+                f"The session file {str(path)!r} was drawn with epsilon=0, which this "
+                f"version refuses for the πps design: items of size zero were never drawn, "
+                f"so the measures they carry have no design-based estimate. Its labels are "
+                f"intact (table 'labels' of the SQLite file).")
+        beta = cfg["beta"] if cfg["measure"] == "fbeta" else 1.0   # ignored elsewhere
         self = cls(scores, cfg["measure"], predictions=preds, ids=ids,
-                   beta=cfg["beta"], alpha=cfg["alpha"], variance=variance,
+                   beta=beta, alpha=cfg["alpha"], variance=variance,
                    proposal=cfg["proposal"], epsilon=cfg["epsilon"],
                    recalibrate=cfg["recalibrate"], confidence_level=cfg["confidence_level"],
                    **{k: cfg[k] for k in ("design", "adaptive", "interval") if k in cfg
