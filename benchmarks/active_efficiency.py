@@ -17,10 +17,14 @@ counts; ``Â − F·B̂`` is its design-unbiased estimate from the default's unp
 totals), this reports the default's root anticipated variance of ``D̂ − D`` over runs, the
 bound at the same number of labels, their ratio with a bootstrap interval, and the F1
 RMSE of the default, of its labelled model-based option and of adaptive OASIS with their
-biases. The totals' estimates are read from the design's draw records (a private part of
-the package; the public estimate reports only the projected ratios).
+biases; and the same two numbers for the *Godambe–Joshi oracle*: one batch of ``n``
+labels sized under the law's own probabilities (the model is the truth; defensive share
+``ORACLE_EPSILON``), the design whose allocation the bound describes, with the default's
+estimator. The F1 RMSE ratios to OASIS come with paired bootstrap intervals. The totals'
+estimates are read from the design's draw records (a private part of the package; the
+public estimate reports only the projected ratios).
 
-    python benchmarks/active_efficiency.py --reps 200        # about 10 minutes, 2 cores
+    python benchmarks/active_efficiency.py --reps 400        # about 10 minutes, 2 cores
 
 Writes ``results/active_efficiency.csv`` (the table) and ``..._raw.csv`` (one row per run).
 """
@@ -38,6 +42,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import active_families  # noqa: E402  (sibling scripts)
 import active_pools  # noqa: E402
 from _runs import output_dir, pooled_runs_parser  # noqa: E402
+
+#: the defensive share of the oracle design: OASIS's own ε (Marchant & Rubinstein 2017)
+ORACLE_EPSILON = 1e-3
 
 #: calibrated laws: (name, cell or real pool whose scores are the probabilities)
 LAWS = ("real_abt_prob", "dev_cal_rare", "dev_cal_2pct", "f4_cal_t_rare")
@@ -84,10 +91,19 @@ def one_run(pool: dict, seed: np.random.SeedSequence, n_labels: int, f_law: floa
     p = float(f.sum())
     d_err = (y1_hat - f_law * (p + y1_hat + y0_hat) / 2) - (y1 - f_law * (p + y1 + y0) / 2)
     mb = est.model_based().set_index("term").loc["f1", "estimate"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ora = es.active_evaluate(pool["scores"], lambda i: y[i], n_labels=n_labels,
+                                 predictions=pool["predictions"], rng=rng, progress=False,
+                                 batch_size=n_labels, adaptive=False, epsilon=ORACLE_EPSILON)
+    tot_o = pseudo_outcomes(ora.sample.records)
+    y1_o, y0_o = float(tot_o.a @ tot_o.x1), float(tot_o.a @ tot_o.x0)
+    d_oracle = (y1_o - f_law * (p + y1_o + y0_o) / 2) - (y1 - f_law * (p + y1 + y0) / 2)
     oasis_pool = dict(pool, labels=y, meta=dict(pool["meta"], **truth))
     oasis = active_families.run_oasis(oasis_pool, [n_labels], seed)[0]["estimate"]
     return dict(cell=pool["name"], truth=truth["f1"], d_error=d_err, default=est.estimate,
-                model_based=float(mb), oasis=oasis)
+                model_based=float(mb), oasis=oasis, d_error_oracle=d_oracle,
+                gj_oracle=ora.estimate)
 
 
 def summarise(raw: pd.DataFrame, bounds: dict, n_boot: int = 1000) -> pd.DataFrame:
@@ -102,7 +118,22 @@ def summarise(raw: pd.DataFrame, bounds: dict, n_boot: int = 1000) -> pd.DataFra
                    ratio=float(np.sqrt(np.mean(d ** 2)) / bounds[cell]),
                    ratio_low=float(np.quantile(ratio, 0.025)),
                    ratio_high=float(np.quantile(ratio, 0.975)))
-        for m in ("default", "model_based", "oasis"):
+        if "d_error_oracle" in grp:
+            do = grp["d_error_oracle"].to_numpy()
+            row["oracle_ratio"] = float(np.sqrt(np.mean(do ** 2)) / bounds[cell])
+        err = {m: grp[m].to_numpy() - grp["truth"].to_numpy()
+               for m in ("default", "oasis", "gj_oracle") if m in grp}
+        for m in ("default", "gj_oracle"):
+            if m in err:
+                mse = np.nanmean(err[m][idx] ** 2, axis=1) / np.nanmean(err["oasis"][idx] ** 2,
+                                                                        axis=1)
+                row[f"{m}_vs_oasis"] = float(np.sqrt(np.nanmean(err[m] ** 2)
+                                                     / np.nanmean(err["oasis"] ** 2)))
+                row[f"{m}_vs_oasis_low"], row[f"{m}_vs_oasis_high"] = (
+                    float(v) for v in np.sqrt(np.quantile(mse, [0.025, 0.975])))
+        for m in ("default", "model_based", "oasis", "gj_oracle"):
+            if m not in grp:
+                continue
             e = grp[m].to_numpy() - grp["truth"].to_numpy()
             row[f"{m}_f1_rmse"] = float(np.sqrt(np.nanmean(e ** 2)))
             row[f"{m}_f1_bias"] = float(np.nanmean(e))
