@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import sys
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import active_pools  # noqa: E402  (sibling script)
@@ -47,20 +47,12 @@ from _runs import output_dir, pooled_runs_parser  # noqa: E402
 POOLS = ("f4_margins_sat", "fr_margins", "f3_over_rare", "f3_blind_beta", "real_abt_prob",
          "dev_cal_2pct")
 
-_POOL: dict = {}
-
-
-def _init(name: str) -> None:
-    _POOL.clear()
-    _POOL.update(active_pools.build_cell(active_pools.cells([name])[0]))
-
-
-def one_run(seed: np.random.SeedSequence, n_labels: int) -> list[dict]:
+def one_run(pool: dict, seed: np.random.SeedSequence, n_labels: int) -> list[dict]:
     """One default run: each batch's mean pseudo-outcomes of ``Y₁`` and ``Y₀``."""
     import evalstats as es
     from evalstats.active._aipw import pseudo_outcomes
 
-    pool, y = _POOL, _POOL["labels"]
+    y = pool["labels"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est = es.active_evaluate(pool["scores"], lambda i: y[i], n_labels=n_labels,
@@ -130,20 +122,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     out = output_dir(args.out)
     raws, truths = [], {}
-    for name in args.pools.split(","):
-        pool = active_pools.build_cell(active_pools.cells([name])[0])
-        if pool is None:
-            continue
+    for pool, seeds in active_pools.seeded_pools(args.pools, 0 if args.combine else args.reps,
+                                                 args.seed):
+        name = pool["name"]
         pred, lab = pool["predictions"].astype(np.int64), pool["labels"].astype(np.int64)
-        truth = active_pools.pool_truth(pred, lab)
-        truths[name] = dict(truth, n_pred_pos=float(pred.sum()))
+        truths[name] = dict(active_pools.pool_truth(pred, lab), n_pred_pos=float(pred.sum()))
         if args.combine:
             continue
-        print(f"{name}: {pred.size:,} items, F1 {truth['f1']:.4f}", flush=True)
-        seeds = np.random.SeedSequence([args.seed, active_pools.cell_seed(name)]).spawn(
-            args.reps)
-        with ProcessPoolExecutor(args.n_jobs, initializer=_init, initargs=(name,)) as ex:
-            runs = list(ex.map(one_run, seeds, [args.labels] * args.reps, chunksize=10))
+        runs = Parallel(n_jobs=args.n_jobs)(delayed(one_run)(pool, s, args.labels)
+                                            for s in seeds)
         raws.append(pd.DataFrame([dict(pool=name, run=r, **row)
                                   for r, rows in enumerate(runs) for row in rows]))
     raw = (pd.concat([pd.read_csv(c) for c in args.combine]) if args.combine
@@ -152,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         raw.to_csv(out / "active_batch_weights_raw.csv", index=False)
     rng = np.random.default_rng(1)
     table = pd.DataFrame([dict(pool=name, **row)
-                          for name, grp in raw.groupby("pool", sort=False)
+                          for name, grp in raw[raw["pool"].isin(truths)].groupby(
+                              "pool", sort=False)
                           for row in pool_table(grp, truths[name], rng)])
     table.to_csv(out / "active_batch_weights.csv", index=False)
     with pd.option_context("display.width", 250, "display.max_colwidth", 40):
