@@ -5,8 +5,9 @@ r"""Active estimation of F-measures, precision, recall, accuracy and risks from 
 batches only:
 
 1. *Model.* ``ĝ = expit(a + b·logit(score))``, ``(a, b)`` the posterior mode under
-   ``a, b − 1 ~ N(0, 2.5²)`` — the default weakly informative logistic prior (Gelman et
-   al. 2008) centred on "the scores are calibrated"; before any label, the scores.
+   ``a, b − 1 ~ N(0, 2.5²)`` — the scale of the default weakly informative logistic prior
+   (Gelman et al. 2008), here normal and on the log-odds' own unit, centred on "the
+   scores are calibrated"; before any label, the scores.
 2. *Sizes.* ``s* = sqrt(ĝ(1 − ĝ))·|a_i − G̃ b_i|``, the root of the model-expected squared
    residual of the item's linearised influence on the measure ``G = A/B`` (Sawade et al.
    2010, Theorem 1, for the model-assisted residual), mixed with a uniform defensive share

@@ -4,10 +4,13 @@ Before batch ``k`` (``n_k`` labels) and from labels of earlier batches only:
 
 1. **Model.** ``ĝ(x) = expit(a + b·s(x))`` with ``s`` the score's log-odds (or the raw
    margin), ``(a, b)`` the posterior mode under independent normal priors of scale 2.5
-   centred on the identity ``(0, 1)`` — the default weakly informative prior of
-   logistic regression (Gelman, Jakulin, Pittau & Su 2008, *Ann. Appl. Stat.*), centred
-   on "the scores are calibrated", so it exists with no positive label and moves away
-   from the scores only as far as the labels ask. Before the first label ``ĝ`` is the
+   centred on the identity ``(0, 1)``, so it exists with no positive label and moves away
+   from "the scores are calibrated" only as far as the labels ask. The scale is that of
+   the default weakly informative prior of logistic regression (Gelman, Jakulin, Pittau &
+   Su 2008, *Ann. Appl. Stat.*), with two departures: it applies to the log-odds as they
+   are, not to an input rescaled to standard deviation 0.5 (log-odds have their own unit,
+   in which slope 1 is calibration), and it is normal rather than Cauchy, so the log
+   posterior is strictly concave and its mode unique. Before the first label ``ĝ`` is the
    scores. The model affects efficiency only, never the estimator's mean.
 2. **Sizes.** ``s*_i = sqrt(ĝ_i(1 − ĝ_i))·|a_i − G̃ b_i|``: the square root of the
    model-expected squared residual of item ``i``'s linearised influence on the headline
