@@ -132,7 +132,7 @@ def user_frame():
 
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
     """``warnings.warn`` pointing at the first line outside evalstats."""
-    level, frame = 1, sys._getframe(1)
+    level, frame = 2, sys._getframe(1)          # stacklevel 2 is the caller of this function
     while frame is not None and _inside_package(frame.f_code.co_filename):
         level, frame = level + 1, frame.f_back
     warnings.warn(message, category, stacklevel=level)

@@ -668,3 +668,71 @@ def test_a_skipped_item_constrains_no_total():
     # a census but for the skip: the interval lies between the two values its label
     # allows, and is not collapsed onto the value of the stand-in ĝ
     assert min(two) - 1e-12 <= lo < hi <= max(two) + 1e-12
+
+
+def _small_pool_with_an_empty_sequence():
+    """A 30-item pool on which the Y₀ upper sequence rejects every value after five draws
+    (found by a user's audit; the rejection is one of the α-events of the sequence)."""
+    g = np.random.default_rng(0)
+    p = g.random(30)
+    y = (g.random(30) < p).astype(int)
+    return p, y, (p > 0.5).astype(int)
+
+
+def test_an_empty_anytime_sequence_is_flagged_and_falls_back_to_the_labels():
+    from evalstats.active._aipw import total_support
+
+    p, y, f = _small_pool_with_an_empty_sequence()
+    truth = float(np.mean(y == f))
+    with pytest.warns(es.UndefinedEstimateWarning, match="confidence sequence of accuracy"):
+        res = es.active_evaluate(p, lambda i: y[i], 12, "accuracy", predictions=f, rng=0,
+                                 batch_size=7, interval="anytime")
+    assert repr(res).endswith("!>")
+    assert any("is empty on this sample" in n for n in res.notes)
+    lo, hi = res.conf_int()
+    # Y₀ falls back to its trivial range and the Y₁ sequence still spans the values the
+    # labels allow for it, so the interval is the measure's range over the totals the
+    # labels allow, by hand: accuracy = (N − P + Y₁ − Y₀)/N rises in Y₁ and falls in Y₀
+    lo1, hi1, lo0, hi0 = total_support(res.sample.records)
+    n, n_pos = 30, f.sum()
+    assert (lo, hi) == pytest.approx(((n - n_pos + lo1 - hi0) / n, (n - n_pos + hi1 - lo0) / n))
+    assert lo <= truth <= hi
+    # asked of a result whose own interval is the score interval: a warning at the call
+    plain = es.active_evaluate(p, lambda i: y[i], 12, "accuracy", predictions=f, rng=0,
+                               batch_size=7)
+    with pytest.warns(es.UndefinedEstimateWarning, match="is empty"):
+        assert tuple(plain.conf_int(method="anytime")) == (lo, hi)
+
+
+def test_a_census_gives_the_exact_value_even_after_an_empty_sequence():
+    p, y, f = _small_pool_with_an_empty_sequence()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", es.UndefinedEstimateWarning)
+        res = es.active_evaluate(p, lambda i: y[i], 30, "accuracy", predictions=f, rng=0,
+                                 batch_size=7, interval="anytime")
+        exact = float(np.mean(y == f))
+        assert tuple(res.conf_int()) == pytest.approx((exact, exact), abs=1e-12)
+        assert res.running()[["conf_low", "conf_high"]].notna().all().all()
+
+
+def test_empty_sides_are_nan_or_crossed():
+    from evalstats.active._confseq import _empty
+
+    lo = np.array([0.0, np.nan, 3.0, 2.0])
+    hi = np.array([5.0, 4.0, 2.0, np.nan])
+    assert _empty(lo, hi).tolist() == [False, True, True, True]
+
+
+def test_probabilities_with_a_negative_entry_warn_before_being_read_as_margins():
+    rng = np.random.default_rng(0)
+    p = rng.beta(0.5, 3, 2000)
+    y = (rng.random(2000) < p).astype(int)
+    bad = p.copy()
+    bad[0] = -1e-12
+    with pytest.warns(es.InputWarning, match="1 negative value"):
+        res = es.active_evaluate(bad, lambda i: y[i], 200, rng=0)
+    assert repr(res).endswith("!>")
+    # margins that reach above 1 (the log-odds of the same pool) are read without a doubt
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", es.InputWarning)
+        es.active_evaluate(np.log(p / (1 - p)), lambda i: y[i], 200, rng=0)

@@ -58,8 +58,10 @@ def _decimals(lo: float, hi: float, est: float) -> int:
     return dec
 
 
-def value_with_ci(est: float, lo: float, hi: float, level: float | None) -> str:
-    """``0.58 (95% CI 0.49–0.68)`` — or without the level when ``level`` is None."""
+def value_with_ci(est: float, lo: float, hi: float, level: float | None,
+                  interval_name: str = "CI") -> str:
+    """``0.58 (95% CI 0.49–0.68)`` — or without the level when ``level`` is None
+    (``interval_name`` replaces "CI", e.g. "confidence sequence")."""
     if not math.isfinite(est):
         return "undefined (see the notes)"
     finite = math.isfinite(lo) and math.isfinite(hi)
@@ -69,7 +71,7 @@ def value_with_ci(est: float, lo: float, hi: float, level: float | None) -> str:
         return format_value(est, 3)
     dec = _decimals(lo, hi, est)
     sep = " to " if lo < 0 or hi < 0 else "\u2013"
-    lab = f"{100 * level:g}% CI " if level is not None else ""
+    lab = f"{100 * level:g}% {interval_name} " if level is not None else ""
     return f"{est:.{dec}f} ({lab}{lo:.{dec}f}{sep}{hi:.{dec}f})"
 
 
@@ -78,10 +80,11 @@ def _nums(*values: Any) -> tuple[float, ...]:
 
 
 def finding_sentence(term: str, estimate: float, ci: tuple[float, float], level: float,
-                     n: int | None = None, n_unit: str = "", *, n_terms: int = 1) -> str:
+                     n: int | None = None, n_unit: str = "", *, n_terms: int = 1,
+                     interval_name: str = "CI") -> str:
     """``"F1 is 0.58 (95% CI 0.49–0.68) from 500 labels."``"""
     est, lo, hi = _nums(estimate, *ci)
-    text = f"{term_label(term)} is {value_with_ci(est, lo, hi, level)}"
+    text = f"{term_label(term)} is {value_with_ci(est, lo, hi, level, interval_name)}"
     if n is not None:
         unit = n_unit[:-1] if int(n) == 1 and n_unit.endswith("s") else n_unit
         text += f" from {format_value(int(n))} {unit}".rstrip()
@@ -92,7 +95,7 @@ def finding_sentence(term: str, estimate: float, ci: tuple[float, float], level:
 
 
 def terms_sentence(tidy: pd.DataFrame, level: float, n: int | None = None,
-                   n_unit: str = "") -> str:
+                   n_unit: str = "", interval_name: str = "CI") -> str:
     """A finding for a table of terms: each term with its interval when there are at most
     three; else, per measure (a ``measure`` column) or over all terms, the range of the
     estimates with the rules or terms that reach its ends."""
@@ -100,13 +103,13 @@ def terms_sentence(tidy: pd.DataFrame, level: float, n: int | None = None,
     if len(td) == 1:
         r = td.iloc[0]
         return finding_sentence(r["term"], r["estimate"], (r["conf_low"], r["conf_high"]),
-                                level, n, n_unit)
+                                level, n, n_unit, interval_name=interval_name)
     src = f" from {format_value(int(n))} {n_unit}".rstrip() if n is not None else ""
     if len(td) <= 3:
         parts = []
         for i, r in td.iterrows():
             nums = _nums(r["estimate"], r["conf_low"], r["conf_high"])
-            shown = value_with_ci(*nums, level if i == 0 else None)
+            shown = value_with_ci(*nums, level if i == 0 else None, interval_name)
             parts.append(f"{term_label(r['term'])} is {shown}")
         return capitalize("; ".join(parts)) + src + "."
     groups = _group_column(td)

@@ -79,7 +79,8 @@ from .._result import ConfidenceInterval
 from ._aipw import DrawRecords, box_range, pseudo_outcomes, ratio_coefficients
 from ._measures import MeasureSpec
 
-__all__ = ["anytime_sequence", "total_box", "one_side", "GRID_SIZE", "TRUNCATION"]
+__all__ = ["anytime_sequence", "sequence_empty", "total_box", "one_side", "GRID_SIZE",
+           "TRUNCATION"]
 
 #: grid points per total (denser near both ends, where small counts live)
 GRID_SIZE = 501
@@ -137,7 +138,7 @@ def _total_bounds(rec: DrawRecords, model: int, g: int, alpha: float, at: np.nda
                   alpha_bet: float) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper sequences of ``Y_g`` (``g = 1``: predicted positives) at ``at``."""
     f = rec.preds[:, model] if g == 1 else 1.0 - rec.preds[:, model]
-    size = float(rec.n_pred_pos[model] if g == 1 else rec.pool_size - rec.n_pred_pos[model])
+    size = _group_sizes(rec, model)[g]
     tot = pseudo_outcomes(rec, model)
     x, r = (tot.x1, tot.r1) if g == 1 else (tot.x0, tot.r0)
     b_neg, b_pos = (tot.bounds[:, 0], tot.bounds[:, 1]) if g == 1 else (
@@ -191,10 +192,45 @@ def anytime_sequence(rec: DrawRecords, spec: MeasureSpec, level: float, model: i
         return [ConfidenceInterval(0.0, 1.0)]
     box = total_box(rec, level, model, at) if box is None else box
     coef = ratio_coefficients(spec, rec.pool_size, float(rec.n_pred_pos[model]))
-    (a1, a0, _), (b1, b0, _) = coef
-    sizes = {1: float(rec.n_pred_pos[model]), 0: rec.pool_size - float(rec.n_pred_pos[model])}
+    sizes = _group_sizes(rec, model)
     k = len(box[1][0])
-    use = {g: box[g] if (a != 0 or b != 0) else (np.zeros(k), np.full(k, sizes[g]))
-           for g, a, b in ((1, a1, b1), (0, a0, b0))}
+    use = {}
+    for g, used in _used_totals(coef).items():
+        lo, hi = box[g] if used else (np.zeros(k), np.full(k, sizes[g]))
+        empty = _empty(lo, hi)
+        use[g] = np.where(empty, 0.0, lo), np.where(empty, sizes[g], hi)
     return [box_range(coef, use[1][0][j], use[1][1][j], use[0][0][j], use[0][1][j])
             for j in range(k)]
+
+
+def sequence_empty(rec: DrawRecords, spec: MeasureSpec, box: dict, model: int = 0
+                   ) -> np.ndarray:
+    """For each time of ``box``: whether a total the measure uses has an empty sequence —
+    one side rejected every value, or the two sides crossed. The truth is then certainly
+    outside it (an event of probability at most the level's ``α``), and
+    :func:`anytime_sequence` reports that total's trivial range ``[0, |G|]`` instead (the
+    caller holds it within the values the labels allow)."""
+    coef = ratio_coefficients(spec, rec.pool_size, float(rec.n_pred_pos[model]))
+    k = len(box[1][0])
+    out = np.zeros(k, dtype=bool)
+    for g, used in _used_totals(coef).items():
+        if used:
+            out |= _empty(*box[g])
+    return out
+
+
+def _used_totals(coef: tuple) -> dict[int, bool]:
+    """Whether the measure ``A/B`` of ``coef`` depends on ``Y₁`` and on ``Y₀``."""
+    (a1, a0, _), (b1, b0, _) = coef
+    return {1: a1 != 0 or b1 != 0, 0: a0 != 0 or b0 != 0}
+
+
+def _group_sizes(rec: DrawRecords, model: int) -> dict[int, float]:
+    n1 = float(rec.n_pred_pos[model])
+    return {1: n1, 0: rec.pool_size - n1}
+
+
+def _empty(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Sides with no plausible value (NaN, see :func:`_first_edge`) or crossed."""
+    with np.errstate(invalid="ignore"):
+        return ~(np.isfinite(lo) & np.isfinite(hi)) | (lo > hi)

@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._render.words import terms_sentence
 from .._result import ConfidenceInterval, EvalResult, _get_ax
 from .._validation import check_confidence_level
-from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning
+from .._warnings import Notes, SmallSampleWarning, UndefinedEstimateWarning, warn
 from ._estimate_record import RatioEstimate
 from ._intervals import WR_METHODS
 from ._labeled_sample import frozen_copy
@@ -129,10 +130,19 @@ class ActiveEstimate(EvalResult):
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         method = method or self.interval_method
+        if (method == "anytime" and self.design == "pps" and self.defined
+                and not (method == self.interval_method and level == self.confidence_level)
+                and _sequence_missed(self.sample, self.specs[0], level)):
+            warn(empty_sequence_note(self.term, level), UndefinedEstimateWarning)
         return self.sample.interval(self.specs[0], 0, level, method)
 
     def _title(self) -> str:
         return f"Active estimate of {self.term}"
+
+    def _finding(self) -> str:
+        name = "confidence sequence" if self.interval_method == "anytime" else "CI"
+        return terms_sentence(self.tidy(), self.confidence_level, self.n, self.n_unit,
+                              interval_name=name)
 
     def _header(self) -> dict[str, Any]:
         hdr = super()._header()
@@ -308,6 +318,20 @@ class ActiveEstimate(EvalResult):
 
 
 
+def _sequence_missed(sample: SuccessiveSample, spec: MeasureSpec, level: float) -> bool:
+    """Whether the anytime sequence of ``spec`` is empty (a census is exact regardless)."""
+    return sample.n_labels < sample.records.pool_size and sample.anytime_empty(spec, 0, level)
+
+
+def empty_sequence_note(name: str, level: float) -> str:
+    """What an empty anytime sequence means, for the reader."""
+    return (f"The {level:.0%} anytime confidence sequence of {name} is empty on this "
+            f"sample: every value of a pool total behind it was rejected, an event of "
+            f"probability at most {1 - level:.0%} under the design, so the sequence has "
+            f"missed. The interval shown takes that total anywhere the labels allow (it can "
+            f"be wide).")
+
+
 def _flag_notes(notes: Notes, spec: MeasureSpec, r: RatioEstimate, sample: Any,
                 pps: bool) -> None:
     """Notes and warnings a reader needs, from the headline estimate's flags."""
@@ -374,6 +398,9 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
     if n_skipped:
         notes.warn(SkippedItemsWarning, skip_note(n_skipped, "pps" if pps else "wr"))
     _flag_notes(notes, spec, r, sample, pps)
+    if pps and interval_method == "anytime" and r.defined and _sequence_missed(sample, spec,
+                                                                              level):
+        notes.warn(UndefinedEstimateWarning, empty_sequence_note(spec.name, level))
     for s in specs[1:]:
         c = sample.estimate(s)
         if not c.defined:

@@ -19,7 +19,7 @@ from .._validation import (
     plain_value,
     rng_alias,
 )
-from .._warnings import Notes
+from .._warnings import InputWarning, Notes
 from ._calibration import CALIBRATIONS
 from ._design_protocol import Design
 from ._estimators import ActiveEstimate, make_estimate
@@ -202,6 +202,8 @@ class ActiveEvaluator(LoopMixin, SkipMixin):
             epsilon=_epsilon_iv(epsilon, design, proposal), recalibrate=recalibrate,
             confidence_level=check_confidence_level(confidence_level), design=design,
             adaptive=bool(adaptive), interval=interval if design == "pps" else "logit"))
+        if inputs.doubt:
+            self._notes.warn(InputWarning, inputs.doubt)
         self._design: Design = SESSIONS[design](self)
         self._rng = check_rng(rng)
         self._store = None

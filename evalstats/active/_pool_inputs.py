@@ -40,12 +40,15 @@ class PoolScores:
         (its model's covariate), and margins to recalibrate with replacement.
     margins : bool
         ``raw`` holds margins (log-odds), not probabilities.
+    doubt : str
+        Why the reading as margins may be a mistake (empty if it is not in doubt).
     """
 
     design: str
     probs: Any
     raw: np.ndarray | None = None
     margins: bool = False
+    doubt: str = ""
 
     @property
     def placeholder(self) -> bool:
@@ -59,6 +62,20 @@ def log_odds(raw: np.ndarray, margins: bool) -> np.ndarray:
     if margins:
         return raw
     return special.logit(np.clip(raw, 1e-12, 1 - 1e-12))
+
+
+def margins_doubt(margins: np.ndarray) -> str:
+    """Negative scores none of which exceeds 1 read as margins put no item above
+    ``expit(1) ≈ 0.73``: more likely probabilities with a few wrong entries."""
+    if not np.isfinite(margins).all() or margins.max() > 1:
+        return ""
+    k = int(np.count_nonzero(margins < 0))
+    return (f"`scores` hold {k} negative value(s) of {margins.size}, so they are read as "
+            f"margins (log-odds); but none exceeds 1, so as log-odds no item is more than "
+            f"73 % likely positive, and predictions left at their default (margin > 0) "
+            f"call {int(np.count_nonzero(margins > 0))} items positive. If the scores are "
+            f"probabilities, the negative values are errors: correct them. If they are "
+            f"margins, ignore this warning.")
 
 
 def design_iv(design: str | None, spec: MeasureSpec, scores: Any,
@@ -90,7 +107,8 @@ def pool_scores(scores: Any, spec: MeasureSpec, design: str | None,
         margins = bool(ranking.size and ranking.min() < 0)
         if margins and np.isfinite(ranking).all():
             scores = special.expit(ranking)   # margins: log-odds
-        return PoolScores(design, scores, ranking, margins)
+        return PoolScores(design, scores, ranking, margins,
+                          margins_doubt(ranking) if margins else "")
     if recalibrate is None:
         return PoolScores(design, scores)
     if np.ndim(scores) != 1 or spec.kind == "squared":

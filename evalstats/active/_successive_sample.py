@@ -19,7 +19,7 @@ from ._aipw import (
     score_interval,
     within_labels,
 )
-from ._confseq import anytime_sequence, total_box
+from ._confseq import anytime_sequence, sequence_empty, total_box
 from ._estimate_record import RatioEstimate
 from ._measures import MeasureSpec
 
@@ -83,14 +83,26 @@ class SuccessiveSample:
         return within_labels(self._raw_interval(spec, model, level, method, r),
                              self.records, self._coef(spec, model), model)
 
+    def _box(self, level: float, model: int) -> dict:
+        """The anytime box of the totals after the last draw (cached per level and model)."""
+        key = (model, level)
+        cache = self.__dict__.setdefault("_boxes", {})
+        if key not in cache:
+            cache[key] = total_box(self.records, level, model)
+        return cache[key]
+
+    def anytime_empty(self, spec: MeasureSpec, model: int, level: float) -> bool:
+        """Whether the anytime sequence of a total behind ``spec`` is empty after the last
+        draw (:func:`~._confseq.sequence_empty`)."""
+        if self.records.n_draws == 0:
+            return False
+        return bool(sequence_empty(self.records, spec, self._box(level, model), model)[0])
+
     def _raw_interval(self, spec: MeasureSpec, model: int, level: float, method: str,
                       r: RatioEstimate) -> ConfidenceInterval:
         if method == "anytime":
-            key = (model, level)
-            cache = self.__dict__.setdefault("_boxes", {})
-            if key not in cache:
-                cache[key] = total_box(self.records, level, model)
-            return anytime_sequence(self.records, spec, level, model, box=cache[key])[0]
+            return anytime_sequence(self.records, spec, level, model,
+                                    box=self._box(level, model))[0]
         if method.startswith("score"):
             return score_interval(r, level, variance=method.partition("_")[2] or None)
         if not np.isfinite(r.std_error):
