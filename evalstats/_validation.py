@@ -206,12 +206,13 @@ def check_array(x: Any, name: str, *, ndim: int | Sequence[int] = 1, finite: boo
     return arr
 
 
-def check_probability(x: Any, name: str, *, ndim: int | Sequence[int] = 1) -> np.ndarray:
-    """Probabilities in [0, 1]; NaN is rejected."""
+def check_probability(x: Any, name: str, *, ndim: int | Sequence[int] = 1,
+                      remedy: str | None = None) -> np.ndarray:
+    """Probabilities in [0, 1]; NaN is rejected (``remedy``: what the error suggests)."""
     arr = check_array(x, name, ndim=ndim)
     if arr.size and (arr.min() < 0.0 or arr.max() > 1.0):
         raise fail(name, "contain probabilities in [0, 1]", verb="must",
-                   got=f"values in [{arr.min():.4g}, {arr.max():.4g}]")
+                   got=f"values in [{arr.min():.4g}, {arr.max():.4g}]", remedy=remedy)
     return arr
 
 

@@ -127,7 +127,9 @@ class ActiveEvaluator(LoopMixin, SkipMixin):
     Parameters
     ----------
     scores, measure, predictions, beta, alpha, variance
-        As in :func:`optimal_proposal`; raw margins (some negative) are read as log-odds.
+        As in :func:`optimal_proposal`; raw margins (some negative) are read as log-odds
+        by the default design (``design="pps"``); the with-replacement design takes
+        them only with ``recalibrate``.
     epsilon : float, default 0.1
         The defensive (uniform) share: in ``(0, 1]`` for ``"pps"``, where every item must
         keep a positive draw probability (a design-based estimate cannot carry an item

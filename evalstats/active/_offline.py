@@ -70,8 +70,10 @@ def active_evaluate(scores: Any, oracle: Callable[[np.ndarray], Any],
     Parameters
     ----------
     scores : array_like
-        The model's ``p(y=1|x)`` (raw margins, some negative, are read as log-odds), an
-        ``(N, K)`` probability matrix, or predictive means for ``measure="squared"``.
+        The model's ``p(y=1|x)`` (raw margins, some negative, are read as log-odds by the
+        default design; the with-replacement design takes them only with
+        ``recalibrate``), an ``(N, K)`` probability matrix, or predictive means for
+        ``measure="squared"``.
     oracle : callable
         ``oracle(ids) -> labels`` for an array of item identifiers; an answer indexed by
         id (a pandas Series) is aligned by its index.
@@ -213,6 +215,24 @@ def active_design(scores: Any, n_labels: int | None = None, measure: str = "f1",
     ``pred`` (and ``pred_<model>`` for further models), ``measure``, ``alpha``, ``proposal``,
     ``epsilon``, ``pool_size``. Export it, add a ``label`` column (or a separate id/label
     file) and pass both to :func:`estimate_from_labels`.
+
+    Parameters
+    ----------
+    scores, measure, rng, predictions, beta, alpha, variance, proposal, epsilon, design
+        As in :func:`active_evaluate`.
+    n_labels : int
+        Number of distinct items to select (>= 1).
+    ids : array_like, optional
+        One unique identifier per pool item, written to the ``id`` column (default: the
+        positions ``0 .. N − 1``).
+    estimator, sampling, budget
+        Deprecated spellings kept for old code (they warn and change nothing, or, for
+        ``budget``, stand for ``n_labels``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The design table described above.
 
     See Also
     --------
@@ -373,6 +393,12 @@ def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes, level: floa
         first = int(batch[~known].min())
         unlabeled = design["id"].to_numpy()[~known]
         keep = batch < first
+        if not keep.any():
+            raise fail("labels", "every label of the first batch",
+                       got=f"{int((~known).sum())} design items without a label, e.g. id "
+                           f"{plain_value(unlabeled[0])!r}",
+                       remedy="Label them (the label text 'skip' marks an item nobody "
+                              "can label).")
         ignored = int((known & ~keep).sum())
         msg = (f"{int((~known).sum())} design items have no label (e.g. id "
                f"{plain_value(unlabeled[0])!r}); batches from {first} on are not used"
@@ -383,10 +409,6 @@ def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes, level: floa
         else:
             notes.add(msg)
         design, y = design.loc[keep], y[keep]
-        if not len(design):
-            raise fail("labels", "every label of the first batch",
-                       got=f"{int((~known).sum())} design items without a label, e.g. id "
-                           f"{plain_value(unlabeled[0])!r}")
     sample = SuccessiveSample(records_from_table(design, y))
     n_skipped = int(skipped_rows(design).sum())
     name = str(design["measure"].iloc[0])
@@ -403,5 +425,6 @@ def _estimate_pps(design: pd.DataFrame, y: np.ndarray, notes: Notes, level: floa
                          else float(design["epsilon"].iloc[0]), plug_in=float("nan"),
                          pool_size=int(design["pool_size"].iloc[0]), notes=notes,
                          interval_method=interval, n_skipped=n_skipped,
+                         plot=sample.plot_points(),
                          call=dict(function="estimate_from_labels", measure=name,
                                    n_design=len(design)))

@@ -75,6 +75,13 @@ class Pool:
         return np.log(p) - np.log1p(-p)
 
 
+#: what a with-replacement design or a plan says to margins given as scores
+MARGINS_REMEDY = ("Raw margins (log-odds) are read as such only by the default design of "
+                  "active_evaluate / ActiveEvaluator (design='pps'); here pass "
+                  "probabilities, e.g. scipy.special.expit(margins), or with "
+                  "design='with_replacement' add recalibrate='platt'.")
+
+
 def pool_iv(scores: Any, spec: MeasureSpec, predictions: Any = None,
             variance: Any = None) -> Pool:
     """Validate the pool arguments shared by every active-estimation function."""
@@ -101,7 +108,7 @@ def pool_iv(scores: Any, spec: MeasureSpec, predictions: Any = None,
         if binary:
             probs = probs[:, 1].copy()
     else:
-        probs = check_probability(scores, "scores")
+        probs = check_probability(scores, "scores", remedy=MARGINS_REMEDY)
         binary = True
     if spec.binary_only and not binary:
         raise fail("measure", "'accuracy' or 'error' for a multi-class probability matrix",

@@ -130,8 +130,8 @@ class WithReplacementSession:
         # every draw's own weight (a recalibrated proposal changes between batches; the
         # first draw's weight alone moved the table's estimate 0.649 -> 0.637)
         v = 1.0 / (ev._pool.size * dq)
-        draw_w = pd.Series(v).groupby(di).agg(
-            lambda s: ";".join(format(x, ".12g") for x in s)).reindex(items)
+        draw_w = pd.Series(v).groupby(di).agg(            # repr: exact round trip
+            lambda s: ";".join(repr(float(x)) for x in s)).reindex(items)
         pool = ev._pool
         df = pd.DataFrame({"id": ev._ids[items], "n_draws": counts, "first_draw": first,
                            "draw_seq": seqs.to_numpy(), "draw_weights": draw_w.to_numpy(),
