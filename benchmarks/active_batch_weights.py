@@ -14,16 +14,18 @@ default (so the schedules are paired):
 * ``best_in_sample`` — the schedule that minimises the mean squared error of the
   linearised F1 total ``D = Y₁ − F (P + Y₁ + Y₀)/2`` over the runs themselves
   (``a ∝ M⁻¹ 1``, ``M`` the runs' second-moment matrix of the batches' errors of ``D``):
-  optimistic, a bound on what any fixed schedule could do on the pool;
+  optimistic — no fixed schedule has a smaller error of ``D`` on these runs;
 * ``best_cross_fit`` — the same schedule fitted on the other half of the runs (honest).
 
 Reported per pool: the F1 RMSE of each schedule's estimate ``2Ŷ₁/(P + Ŷ₁ + Ŷ₀)`` (from
 the unprojected totals, so the schedules differ only in ``a``), the ratio of each to
 ``equal`` with a paired bootstrap 95 % interval, the per-batch root mean squared error of
 ``D`` and the in-sample best schedule. The batches' pseudo-outcomes are read from the
-design's draw records (a private part of the package).
+design's draw records (a private part of the package); ``headline`` in the raw rows is the
+package's (projected) estimate, for reference. The batch sizes are the same in every run
+(``batch_size`` of ``active_evaluate``).
 
-    python benchmarks/active_batch_weights.py --reps 300     # about 10 minutes, 2 cores
+    python benchmarks/active_batch_weights.py --reps 300     # about 5 minutes, 2 cores
 
 Writes ``results/active_batch_weights.csv`` (the table) and ``..._raw.csv`` (one row per
 run and batch).

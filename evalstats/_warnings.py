@@ -146,7 +146,8 @@ def _reissue(caught: list[warnings.WarningMessage]) -> None:
     their own place (so filters on their module still apply)."""
     frame = user_frame()
     for w in caught:
-        if _inside_package(w.filename):
+        at_user = (w.filename, w.lineno) == (frame.f_code.co_filename, frame.f_lineno)
+        if _inside_package(w.filename) or at_user:      # evalstats' own: at the user's line
             where: dict[str, Any] = dict(
                 filename=frame.f_code.co_filename, lineno=frame.f_lineno,
                 module=frame.f_globals.get("__name__", "__main__"),

@@ -47,3 +47,32 @@ def test_equal_schedule_reproduces_the_pooled_ratio():
     d0 = 2 * 14 / (20 + 14 + 8) - truth["f1"]
     d1 = 2 * 12 / (20 + 12 + 2) - truth["f1"]
     assert rows["drop_first"]["f1_rmse"] == pytest.approx(np.sqrt((d0 ** 2 + d1 ** 2) / 2))
+
+
+def test_equal_schedule_of_batch_means_is_the_estimators_own_total():
+    """``Σ_k (n_k/n) X̄_k`` over the batches' draw means is the default's ``Σ a_t X_t``
+    with ``a_t = (n_k/n)/n'_k``, certain items included (a pool where some are taken)."""
+    import warnings
+
+    import evalstats as es
+    from evalstats.active._aipw import pseudo_outcomes
+
+    rng = np.random.default_rng(4)
+    p = rng.beta(0.3, 30, 3000)
+    p[:40] = 0.5                                   # large sizes: labeled with certainty
+    pool = dict(scores=p, predictions=(p > 0.4).astype(int),
+                labels=(rng.random(3000) < p).astype(int))
+    rows = bw.one_run(pool, np.random.SeedSequence(1), 300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = es.active_evaluate(p, lambda i: pool["labels"][i], n_labels=300,
+                                 predictions=pool["predictions"],
+                                 rng=np.random.default_rng(np.random.SeedSequence(1)),
+                                 progress=False)
+    rec = est.sample.records
+    assert rec.certain.any()
+    tot = pseudo_outcomes(rec)
+    n_k = np.array([r["n_labels"] for r in rows], dtype=float)
+    a = n_k / n_k.sum()
+    assert a @ [r["x1"] for r in rows] == pytest.approx(tot.a @ tot.x1, rel=1e-12)
+    assert a @ [r["x0"] for r in rows] == pytest.approx(tot.a @ tot.x0, rel=1e-12)

@@ -710,11 +710,13 @@ def test_an_empty_anytime_sequence_is_flagged_and_falls_back_to_the_labels():
 
     p, y, f = _small_pool_with_an_empty_sequence()
     truth = float(np.mean(y == f))
-    with pytest.warns(es.UndefinedEstimateWarning, match="confidence sequence of accuracy"):
+    with pytest.warns(es.UndefinedEstimateWarning, match="confidence sequences of accuracy"):
         res = es.active_evaluate(p, lambda i: y[i], 12, "accuracy", predictions=f, rng=0,
                                  batch_size=7, interval="anytime")
     assert repr(res).endswith("!>")
-    assert any("is empty on this sample" in n for n in res.notes)
+    # every measure reported from the sample whose sequence uses the empty total (Y₀ here:
+    # not precision) is named
+    assert any("sequences of accuracy, recall and f1 are empty" in n for n in res.notes)
     lo, hi = res.conf_int()
     # Y₀ falls back to its trivial range and the Y₁ sequence still spans the values the
     # labels allow for it, so the interval is the measure's range over the totals the
@@ -726,8 +728,16 @@ def test_an_empty_anytime_sequence_is_flagged_and_falls_back_to_the_labels():
     # asked of a result whose own interval is the score interval: a warning at the call
     plain = es.active_evaluate(p, lambda i: y[i], 12, "accuracy", predictions=f, rng=0,
                                batch_size=7)
-    with pytest.warns(es.UndefinedEstimateWarning, match="is empty"):
+    with pytest.warns(es.UndefinedEstimateWarning, match="sequence of accuracy is empty"):
         assert tuple(plain.conf_int(method="anytime")) == (lo, hi)
+
+
+def test_the_empty_sequence_note_states_its_level_exactly():
+    from evalstats.active._estimators import empty_sequence_note
+
+    text = empty_sequence_note(["f1"], 0.925)
+    assert "92.5% anytime confidence sequence of f1 is" in text
+    assert "at most 7.5%" in text
 
 
 def test_a_census_gives_the_exact_value_even_after_an_empty_sequence():
@@ -741,12 +751,31 @@ def test_a_census_gives_the_exact_value_even_after_an_empty_sequence():
         assert res.running()[["conf_low", "conf_high"]].notna().all().all()
 
 
-def test_empty_sides_are_nan_or_crossed():
-    from evalstats.active._confseq import _empty
+def test_a_sequence_outside_what_the_labels_allow_is_empty_too():
+    """A total whose sequence lies wholly outside the values the labels allow (here the
+    upper end of Y₀ below a positive already labeled among the predicted negatives; found
+    by a review) is as certain a miss as one with no value left."""
+    from evalstats.active._aipw import total_support
+    from evalstats.active._confseq import held_box, total_box
+    from evalstats.active._measures import measure_spec
 
-    lo = np.array([0.0, np.nan, 3.0, 2.0])
-    hi = np.array([5.0, 4.0, 2.0, np.nan])
-    assert _empty(lo, hi).tolist() == [False, True, True, True]
+    g = np.random.default_rng(2)
+    p = g.random(40)
+    y = (g.random(40) < p).astype(int)
+    f = (p > 0.5).astype(int)
+    with pytest.warns(es.UndefinedEstimateWarning, match="80% anytime"):
+        res = es.active_evaluate(p, lambda i: y[i], 15, "accuracy", predictions=f, rng=13,
+                                 batch_size=5, interval="anytime", confidence_level=0.8)
+    rec = res.sample.records
+    box = total_box(rec, 0.8)
+    lo0 = total_support(rec)[2]
+    assert box[0][1][0] < lo0                     # the raw sequence's upper end of Y₀
+    use, empty = held_box(rec, measure_spec("accuracy"), 0.8, box=box)
+    assert empty.tolist() == [True]
+    assert use[0][0][0] == lo0                    # the whole range the labels allow
+    truth = float(np.mean(y == f))
+    lo, hi = res.conf_int()
+    assert lo <= truth <= hi
 
 
 def test_probabilities_with_a_negative_entry_warn_before_being_read_as_margins():
@@ -758,7 +787,37 @@ def test_probabilities_with_a_negative_entry_warn_before_being_read_as_margins()
     with pytest.warns(es.InputWarning, match="1 negative value"):
         res = es.active_evaluate(bad, lambda i: y[i], 200, rng=0)
     assert repr(res).endswith("!>")
-    # margins that reach above 1 (the log-odds of the same pool) are read without a doubt
+    # margins that reach above 1, or mostly negative (a rare pool's log-odds), are read
+    # without a doubt
     with warnings.catch_warnings():
         warnings.simplefilter("error", es.InputWarning)
         es.active_evaluate(np.log(p / (1 - p)), lambda i: y[i], 200, rng=0)
+        es.active_evaluate(np.log(p / (1 - p)) - 2, lambda i: y[i], 200, rng=0)
+    # where only probabilities are read, the refusal says what to do
+    from evalstats.active import optimal_proposal
+
+    with pytest.raises(ValueError, match="correct the values outside"):
+        optimal_proposal(bad, "f1")
+
+
+def test_warnings_point_at_the_users_line_and_module():
+    """A result method's warning (not inside a public call) points at the calling line;
+    one raised inside a public call run from code without a file (a notebook cell) keeps
+    the caller's module, so ``filterwarnings(module="__main__")`` matches it."""
+    p, y, f = _small_pool_with_an_empty_sequence()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = es.active_evaluate(p, lambda i: y[i], 12, "accuracy", predictions=f, rng=0,
+                                   batch_size=7)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        plain.conf_int(method="anytime")
+    assert [w.filename for w in seen] == [__file__]
+    cell = compile("es.active_evaluate(p, lambda i: y[i], 12, 'accuracy', predictions=f, "
+                   "rng=0, batch_size=7, interval='anytime')", "<cell>", "exec")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        warnings.filterwarnings("error", category=es.UndefinedEstimateWarning,
+                                module="__main__")
+        with pytest.raises(es.UndefinedEstimateWarning):
+            exec(cell, dict(es=es, p=p, y=y, f=f, __name__="__main__"))

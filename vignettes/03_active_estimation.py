@@ -266,9 +266,9 @@ plt.close("all")
 # to those items (the defensive share), most runs draw none of their positives, the
 # estimate is then a little high, and neither variance — the realised one, blind to
 # residuals not drawn, nor the model's, which expects the model's count — sees the
-# excess. The letter pool is such a case (printed below: the positives among the items
-# scored below 0.01 against the model's expectation of them). The anytime sequence makes
-# no such bet and covers, at a much larger width.
+# excess. The letter pool is such a case (printed below for the pool in use: the
+# positives among the items scored below 0.01 against the model's expectation). The
+# anytime sequence makes no such bet and covers, at a much larger width.
 #
 # Labeling "until the interval is narrower than w" is optional stopping: a fixed-size
 # interval watched after every batch loses its coverage. `ActiveEvaluator.run(oracle,
@@ -276,9 +276,9 @@ plt.close("all")
 # at the stopping time. That guarantee has a price: the sequence cannot rule out
 # positives hiding among the items the model is sure of until the defensive share has
 # drawn enough of them (the floor in the docstring of `evalstats.active._confseq`), so on
-# this pool of 10,000 items it reaches a half-width of 0.15 only after a few thousand
-# labels — far more than the fixed-size interval would need to *look* that narrow.
-# (Fast mode stops at a small budget first.)
+# the letter pool (10,000 items) it reaches a half-width of 0.15 only after a few
+# thousand labels — far more than the fixed-size interval would need to *look* that
+# narrow. (Fast mode stops at a small budget first.)
 
 # %%
 from evalstats.active import ActiveEvaluator  # noqa: E402

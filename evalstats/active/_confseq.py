@@ -28,7 +28,8 @@ The bets are the predictable plug-in of Waudby-Smith & Ramdas,
 stream divided by ``|G|`` with the prior ``¼`` (the largest variance of a variable in
 ``[0, 1]``) as one pseudo-observation, truncated at ``c = ½`` of the largest bet. They are
 sized for the 95 % level whatever level is asked, so one capital serves every level and
-the sequences of different levels nest.
+the sequences of different levels nest (but where one is empty: it then takes the range
+the labels allow, :func:`held_box`).
 
 **How wide, and why.** The sequence is valid without any assumption on the model, and
 that has a price no valid sequence escapes. Items the model is sure of (``ĝ ≈ 0`` or
@@ -79,7 +80,7 @@ from .._result import ConfidenceInterval
 from ._aipw import DrawRecords, box_range, pseudo_outcomes, ratio_coefficients
 from ._measures import MeasureSpec
 
-__all__ = ["anytime_sequence", "sequence_empty", "total_box", "one_side", "GRID_SIZE",
+__all__ = ["anytime_sequence", "held_box", "total_box", "one_side", "GRID_SIZE",
            "TRUNCATION"]
 
 #: grid points per total (denser near both ends, where small counts live)
@@ -186,36 +187,56 @@ def anytime_sequence(rec: DrawRecords, spec: MeasureSpec, level: float, model: i
                      at: np.ndarray | None = None,
                      box: dict | None = None) -> list[ConfidenceInterval]:
     """The measure's confidence sequence after the draws ``at`` (default: the last one);
-    ``box``: the :func:`total_box` of the same draws, if computed."""
-    n = rec.n_draws
-    if n == 0:
+    ``box``: the :func:`total_box` of the same draws, if computed. Each total's sequence
+    is held within the values the labels allow at that draw (:func:`held_box`)."""
+    if rec.n_draws == 0:
         return [ConfidenceInterval(0.0, 1.0)]
+    use, _ = held_box(rec, spec, level, model, at, box)
+    coef = ratio_coefficients(spec, rec.pool_size, float(rec.n_pred_pos[model]))
+    return [box_range(coef, use[1][0][j], use[1][1][j], use[0][0][j], use[0][1][j])
+            for j in range(len(use[1][0]))]
+
+
+def held_box(rec: DrawRecords, spec: MeasureSpec, level: float, model: int = 0,
+             at: np.ndarray | None = None, box: dict | None = None
+             ) -> tuple[dict[int, tuple[np.ndarray, np.ndarray]], np.ndarray]:
+    """Per total, its sequence after each draw of ``at`` intersected with the values the
+    labels allow then (at least the positives labeled in the group, at most its size less
+    the negatives labeled in it: the truth lies there with certainty); and, per draw,
+    whether a total the measure uses has an *empty* sequence — one side rejected every
+    value, or nothing is left once the two sides and the labels are intersected. The
+    truth is then certainly outside that total's sequence (the event of probability at
+    most ``α`` the guarantee excludes), and the total takes the whole range the labels
+    allow instead."""
+    at = np.array([rec.n_draws - 1]) if at is None else np.asarray(at, dtype=int)
     box = total_box(rec, level, model, at) if box is None else box
     coef = ratio_coefficients(spec, rec.pool_size, float(rec.n_pred_pos[model]))
+    support = _support_at(rec, model, at)
+    use, empty = {}, np.zeros(len(at), dtype=bool)
+    for g, used in _used_totals(coef).items():
+        s_lo, s_hi = support[g]
+        if not used:
+            use[g] = s_lo, s_hi
+            continue
+        with np.errstate(invalid="ignore"):
+            lo, hi = np.maximum(box[g][0], s_lo), np.minimum(box[g][1], s_hi)   # NaN stays
+            none = ~(np.isfinite(lo) & np.isfinite(hi)) | (lo > hi)
+        empty |= none
+        use[g] = np.where(none, s_lo, lo), np.where(none, s_hi, hi)
+    return use, empty
+
+
+def _support_at(rec: DrawRecords, model: int, at: np.ndarray
+                ) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """:func:`~._aipw.total_support` of the labels held after each draw of ``at``."""
+    f = rec.preds[:, model]
+    rows = np.flatnonzero(~rec.certain)[at]            # the row of each of those draws
     sizes = _group_sizes(rec, model)
-    k = len(box[1][0])
-    use = {}
-    for g, used in _used_totals(coef).items():
-        lo, hi = box[g] if used else (np.zeros(k), np.full(k, sizes[g]))
-        empty = _empty(lo, hi)
-        use[g] = np.where(empty, 0.0, lo), np.where(empty, sizes[g], hi)
-    return [box_range(coef, use[1][0][j], use[1][1][j], use[0][0][j], use[0][1][j])
-            for j in range(k)]
-
-
-def sequence_empty(rec: DrawRecords, spec: MeasureSpec, box: dict, model: int = 0
-                   ) -> np.ndarray:
-    """For each time of ``box``: whether a total the measure uses has an empty sequence —
-    one side rejected every value, or the two sides crossed. The truth is then certainly
-    outside it (an event of probability at most the level's ``α``), and
-    :func:`anytime_sequence` reports that total's trivial range ``[0, |G|]`` instead (the
-    caller holds it within the values the labels allow)."""
-    coef = ratio_coefficients(spec, rec.pool_size, float(rec.n_pred_pos[model]))
-    k = len(box[1][0])
-    out = np.zeros(k, dtype=bool)
-    for g, used in _used_totals(coef).items():
-        if used:
-            out |= _empty(*box[g])
+    out = {}
+    for g, in_g in ((1, f), (0, 1.0 - f)):
+        pos = np.cumsum(in_g * (rec.labels == 1.0))[rows]
+        neg = np.cumsum(in_g * (rec.labels == 0.0))[rows]
+        out[g] = pos, sizes[g] - neg
     return out
 
 
@@ -228,9 +249,3 @@ def _used_totals(coef: tuple) -> dict[int, bool]:
 def _group_sizes(rec: DrawRecords, model: int) -> dict[int, float]:
     n1 = float(rec.n_pred_pos[model])
     return {1: n1, 0: rec.pool_size - n1}
-
-
-def _empty(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Sides with no plausible value (NaN, see :func:`_first_edge`) or crossed."""
-    with np.errstate(invalid="ignore"):
-        return ~(np.isfinite(lo) & np.isfinite(hi)) | (lo > hi)

@@ -130,10 +130,11 @@ class ActiveEstimate(EvalResult):
 
     def _interval(self, level: float, method: str = "") -> ConfidenceInterval:
         method = method or self.interval_method
-        if (method == "anytime" and self.design == "pps" and self.defined
-                and not (method == self.interval_method and level == self.confidence_level)
-                and _sequence_missed(self.sample, self.specs[0], level)):
-            warn(empty_sequence_note(self.term, level), UndefinedEstimateWarning)
+        noted = method == self.interval_method and level == self.confidence_level
+        if method == "anytime" and not noted:
+            missed = _missed_sequences(self.sample, self.specs[:1], level, self.model_names[:1])
+            if missed:
+                warn(empty_sequence_note(missed, level), UndefinedEstimateWarning)
         return self.sample.interval(self.specs[0], 0, level, method)
 
     def _title(self) -> str:
@@ -318,18 +319,26 @@ class ActiveEstimate(EvalResult):
 
 
 
-def _sequence_missed(sample: SuccessiveSample, spec: MeasureSpec, level: float) -> bool:
-    """Whether the anytime sequence of ``spec`` is empty (a census is exact regardless)."""
-    return sample.n_labels < sample.records.pool_size and sample.anytime_empty(spec, 0, level)
+def _missed_sequences(sample: Any, specs: Any, level: float, models: Any) -> list[str]:
+    """The measures (with the model's name where there are several) of a πps sample whose
+    anytime sequence is empty
+    (:meth:`~._successive_sample.SuccessiveSample.anytime_empty`)."""
+    if not isinstance(sample, SuccessiveSample):
+        return []
+    many = len(models) > 1
+    return [s.name + (f" ({m})" if many else "") for j, m in enumerate(models) for s in specs
+            if sample.estimate(s, j).defined and sample.anytime_empty(s, j, level)]
 
 
-def empty_sequence_note(name: str, level: float) -> str:
+def empty_sequence_note(names: list[str], level: float) -> str:
     """What an empty anytime sequence means, for the reader."""
-    return (f"The {level:.0%} anytime confidence sequence of {name} is empty on this "
-            f"sample: every value of a pool total behind it was rejected, an event of "
-            f"probability at most {1 - level:.0%} under the design, so the sequence has "
-            f"missed. The interval shown takes that total anywhere the labels allow (it can "
-            f"be wide).")
+    what = (f"sequence of {names[0]} is" if len(names) == 1 else
+            f"sequences of {', '.join(names[:-1])} and {names[-1]} are")
+    return (f"The {100 * level:g}% anytime confidence {what} empty on this sample: a pool "
+            f"total behind them has no value left that its sequence and the labels allow, "
+            f"an event of probability at most {100 * (1 - level):.3g}% under the design, so "
+            f"the sequence has missed. The interval shown takes that total anywhere the "
+            f"labels allow (it can be wide).")
 
 
 def _flag_notes(notes: Notes, spec: MeasureSpec, r: RatioEstimate, sample: Any,
@@ -398,9 +407,10 @@ def make_estimate(sample: Any, specs: list[MeasureSpec], *, model_names: list[st
     if n_skipped:
         notes.warn(SkippedItemsWarning, skip_note(n_skipped, "pps" if pps else "wr"))
     _flag_notes(notes, spec, r, sample, pps)
-    if pps and interval_method == "anytime" and r.defined and _sequence_missed(sample, spec,
-                                                                              level):
-        notes.warn(UndefinedEstimateWarning, empty_sequence_note(spec.name, level))
+    missed = (_missed_sequences(sample, specs, level, model_names)
+              if interval_method == "anytime" else [])
+    if missed:
+        notes.warn(UndefinedEstimateWarning, empty_sequence_note(missed, level))
     for s in specs[1:]:
         c = sample.estimate(s)
         if not c.defined:

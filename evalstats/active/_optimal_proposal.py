@@ -76,10 +76,11 @@ class Pool:
 
 
 #: what a with-replacement design or a plan says to margins given as scores
-MARGINS_REMEDY = ("Raw margins (log-odds) are read as such only by the default design of "
-                  "active_evaluate / ActiveEvaluator (design='pps'); here pass "
-                  "probabilities, e.g. scipy.special.expit(margins), or with "
-                  "design='with_replacement' add recalibrate='platt'.")
+MARGINS_REMEDY = ("If they are probabilities, correct the values outside [0, 1]. Raw "
+                  "margins (log-odds) are read as such only by the default πps design of "
+                  "active_evaluate, ActiveEvaluator and active_design (and, with "
+                  "design='with_replacement', with recalibrate='platt'); pass "
+                  "probabilities here, e.g. scipy.special.expit(margins).")
 
 
 def pool_iv(scores: Any, spec: MeasureSpec, predictions: Any = None,

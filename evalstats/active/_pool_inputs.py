@@ -65,15 +65,18 @@ def log_odds(raw: np.ndarray, margins: bool) -> np.ndarray:
 
 
 def margins_doubt(margins: np.ndarray) -> str:
-    """Negative scores none of which exceeds 1 read as margins put no item above
-    ``expit(1) ≈ 0.73``: more likely probabilities with a few wrong entries."""
+    """Why scores read as margins (some negative) look like probabilities with a few wrong
+    entries: none exceeds 1 and most lie in ``[0, 1]`` — as log-odds, most items would
+    then be between 50 % and ``expit(1) ≈ 73 %`` likely positive and none more. Empty
+    where the reading is not in doubt."""
     if not np.isfinite(margins).all() or margins.max() > 1:
         return ""
     k = int(np.count_nonzero(margins < 0))
-    return (f"`scores` hold {k} negative value(s) of {margins.size}, so they are read as "
-            f"margins (log-odds); but none exceeds 1, so as log-odds no item is more than "
-            f"73 % likely positive, and predictions left at their default (margin > 0) "
-            f"call {int(np.count_nonzero(margins > 0))} items positive. If the scores are "
+    if k >= margins.size / 2:
+        return ""
+    return (f"`scores` hold {k} negative value(s) of {margins.size} and are therefore read "
+            f"as margins (log-odds); but the others all lie in [0, 1], so as log-odds most "
+            f"items would be 50-73 % likely positive and none more. If the scores are "
             f"probabilities, the negative values are errors: correct them. If they are "
             f"margins, ignore this warning.")
 

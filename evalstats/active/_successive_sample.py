@@ -19,7 +19,7 @@ from ._aipw import (
     score_interval,
     within_labels,
 )
-from ._confseq import anytime_sequence, sequence_empty, total_box
+from ._confseq import anytime_sequence, held_box, total_box
 from ._estimate_record import RatioEstimate
 from ._measures import MeasureSpec
 
@@ -93,10 +93,11 @@ class SuccessiveSample:
 
     def anytime_empty(self, spec: MeasureSpec, model: int, level: float) -> bool:
         """Whether the anytime sequence of a total behind ``spec`` is empty after the last
-        draw (:func:`~._confseq.sequence_empty`)."""
-        if self.records.n_draws == 0:
+        draw (:func:`~._confseq.held_box`); never for a census, which is exact."""
+        rec = self.records
+        if rec.n_draws == 0 or rec.n_labels >= rec.pool_size:
             return False
-        return bool(sequence_empty(self.records, spec, self._box(level, model), model)[0])
+        return bool(held_box(rec, spec, level, model, box=self._box(level, model))[1][0])
 
     def _raw_interval(self, spec: MeasureSpec, model: int, level: float, method: str,
                       r: RatioEstimate) -> ConfidenceInterval:
