@@ -303,7 +303,9 @@ class ActiveEstimate(EvalResult):
         ax.axhline(1.0, color="k", lw=0.8, ls="--")
         ax.set_yscale("log")
         if small:
-            ax.tick_params(labelsize=6)
+            ax.tick_params(which="both", labelsize=6)
+            ax.yaxis.tick_right()            # its labels clear of the main axes on the left
+            ax.yaxis.set_label_position("right")
             ax.set_title(("Draws" if self.design == "pps" else "Proposal")
                          + " (red: predicted positive)", fontsize=7)
             ax.set_xlabel("model log-odds", fontsize=6)
@@ -316,7 +318,6 @@ class ActiveEstimate(EvalResult):
             ax.set_title(f"{'Draws' if self.design == 'pps' else 'Proposal'} "
                          f"({self.proposal_kind})")
         return ax
-
 
 
 def _missed_sequences(sample: Any, specs: Any, level: float, models: Any) -> list[str]:
