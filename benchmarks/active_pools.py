@@ -89,8 +89,12 @@ segment in a 0.3 % pool and saturating margins of a beta law.
 ``../shared/datasets`` as published, read through ``evalstats.datasets.load`` (skipped with
 a message where the folder is absent) — Abt-Buy entity resolution (53,753 pairs, 0.09 %
 positives) with its calibrated probabilities and with its raw SVM margins, and tweets100k
-sentiment (20,000 tweets, balanced) with raw SVM margins; predictions as published. Their
-labels are one realisation, not a law; they were no part of any decision.
+sentiment (20,000 tweets, balanced) with raw SVM margins; predictions as published; and
+one pool scored here (``--families real_letter_a_lr``, not in ``real``): UCI letter, "A"
+against the rest, a standardised logistic regression (scikit-learn, default
+regularisation) fitted on the first half of the rows and scoring the second (10,000 items,
+4 % positives), predictions ``p > 0.5`` — as in vignette 03. Their labels are one
+realisation, not a law; they were no part of any decision.
 
 Each pool is generated from a seed fixed by its cell name (:func:`cell_seed`), so every
 harness run sees the same pool. Only the engineer deciding a default runs a fresh family,
@@ -241,6 +245,39 @@ REAL_FAMILY: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+#: a real pool scored here by a model fitted on half of a public dataset (see the docstring)
+SCORED_POOLS: list[tuple[str, dict[str, Any]]] = [
+    ("scored", dict(name="real_letter_a_lr", dataset="letter", target="A")),
+]
+
+
+def scored_pool(name: str, dataset: str, target: str) -> dict[str, Any] | None:
+    """``dataset``'s second half scored by a logistic regression of ``target`` against the
+    rest fitted on its first half; None, with a message, without the shared datasets."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    from evalstats import datasets
+
+    try:
+        frame = datasets.load(dataset)
+    except datasets.DatasetNotFoundError as err:
+        print(f"skipping {name}: {err}", flush=True)
+        return None
+    x = frame.drop(columns=dataset).to_numpy(np.float64)
+    y = (frame[dataset] == target).to_numpy().astype(np.int8)
+    half = len(y) // 2
+    scaler = StandardScaler().fit(x[:half])
+    clf = LogisticRegression(max_iter=2000).fit(scaler.transform(x[:half]), y[:half])
+    scores = clf.predict_proba(scaler.transform(x[half:]))[:, 1]
+    labels = y[half:]
+    pred = (scores > 0.5).astype(np.int8)
+    meta = dict(family="real", dataset=dataset, column=f"logistic regression, {target} vs rest",
+                rule="p > 0.5", n_positives=int(labels.sum(dtype=np.int64)),
+                **pool_truth(pred, labels))
+    return dict(scores=scores, predictions=pred, labels=labels, name=name, meta=meta)
+
+
 def real_pool(name: str, dataset: str, column: str) -> dict[str, Any] | None:
     """A published scored pool (labels and predictions as published); None, with a
     message, where the shared datasets folder does not hold it."""
@@ -283,7 +320,7 @@ def cells(which: str | list[str]) -> list[tuple[str, dict[str, Any]]]:
     names = [which] if isinstance(which, str) else list(which)
     known = {kw["name"]: (fam, kw)
              for fam, kw in every + FRESH2_FAMILY + FRESH3_FAMILY + FRESH4_FAMILY
-             + REAL_FAMILY}
+             + REAL_FAMILY + SCORED_POOLS}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"unknown pool cells {unknown}; known: {sorted(known)}")
@@ -362,6 +399,8 @@ def build_cell(cell: tuple[str, dict[str, Any]]) -> dict[str, Any] | None:
     family, kw = cell
     if family == "real":
         return real_pool(**kw)
+    if family == "scored":
+        return scored_pool(**kw)
     return make_pool(family, rng=cell_seed(kw["name"]), **kw)
 
 

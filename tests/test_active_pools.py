@@ -278,3 +278,30 @@ def test_real_pools_as_published(monkeypatch, tmp_path):
     assert abt["meta"]["family"] == "real" and abt["scores"].min() >= 0
     assert margin["meta"]["family"] == tweets["meta"]["family"] == "margins"
     assert not np.array_equal(abt["scores"], margin["scores"])
+
+
+def test_the_scored_letter_pool_is_the_vignettes(monkeypatch, tmp_path):
+    """letter's second half scored by a logistic regression fitted on its first: 10,000
+    items, 396 positives (the second half's "A"s) and 358 predicted positives, as vignette
+    03's own code prints for its letter pool (F1 0.878); absent data gives None."""
+    pytest.importorskip("sklearn")
+    from evalstats import datasets
+
+    monkeypatch.setenv("EVALSTATS_DATA", str(tmp_path))
+    monkeypatch.setattr(datasets, "find_shared_datasets", lambda: None)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert ap.build_cell(ap.cells(["real_letter_a_lr"])[0]) is None
+    monkeypatch.undo()
+    pool = ap.build_cell(ap.cells(["real_letter_a_lr"])[0])
+    if pool is None:
+        pytest.skip("the shared datasets folder is absent (set EVALSTATS_DATA)")
+    frame = datasets.load("letter")
+    y = (frame["letter"] == "A").to_numpy().astype(int)[len(frame) // 2:]
+    np.testing.assert_array_equal(pool["labels"], y)
+    f = pool["predictions"]
+    tp = int(np.sum((f == 1) & (y == 1)))
+    assert pool["meta"]["f1"] == pytest.approx(2 * tp / (f.sum() + y.sum()))
+    assert pool["labels"].size == 10_000 and 0 <= pool["scores"].min() <= 1
+    assert (int(y.sum()), int(f.sum())) == (396, 358)
+    assert pool["meta"]["f1"] == pytest.approx(0.878, abs=5e-4)
+    assert "real_letter_a_lr" not in ap.list_families()["real"]
