@@ -262,11 +262,10 @@ plt.close("all")
 #
 # Undefined estimates count as misses. Coverage below 95 % is reported, not hidden. The
 # default's fixed-size interval falls short where positives hide among items the model is
-# sure are negative *and* the model under-counts them there: the sizes send few draws
-# to those items (the defensive share), most runs draw none of their positives, the
-# estimate is then a little high, and neither variance — the realised one, blind to
-# residuals not drawn, nor the model's, which expects the model's count — sees the
-# excess. The letter pool is such a case (printed below for the pool in use: the
+# sure are negative *and* the model under-counts them there: each of those items is
+# drawn with a small probability, many runs draw none of their positives, the estimate
+# is then a little high, and neither variance — the realised one, blind to residuals
+# not drawn, nor the model's, which expects the model's count — sees the excess. The letter pool is such a case (printed below for the pool in use: the
 # positives among the items scored below 0.01 against the model's expectation). The
 # anytime sequence makes no such bet and covers, at a much larger width.
 #
